@@ -37,9 +37,15 @@ const CodeRow& row_for(StatusCode code) {
 
 }  // namespace
 
-std::string_view status_code_name(StatusCode code) { return row_for(code).name; }
-int http_status_for(StatusCode code) { return row_for(code).http; }
-int jsonrpc_code_for(StatusCode code) { return row_for(code).jsonrpc; }
+std::string_view status_code_name(StatusCode code) {
+    return row_for(code).name;
+}
+int http_status_for(StatusCode code) {
+    return row_for(code).http;
+}
+int jsonrpc_code_for(StatusCode code) {
+    return row_for(code).jsonrpc;
+}
 
 std::string Status::to_string() const {
     if (ok()) return "Ok";

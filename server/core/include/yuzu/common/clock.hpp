@@ -11,7 +11,7 @@
 namespace yuzu {
 
 class Clock {
-public:
+  public:
     virtual ~Clock() = default;
     // Wall-clock time, milliseconds since the Unix epoch.
     virtual int64_t now_ms() const = 0;
@@ -19,7 +19,7 @@ public:
 };
 
 class SystemClock final : public Clock {
-public:
+  public:
     int64_t now_ms() const override {
         return std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::system_clock::now().time_since_epoch())
@@ -34,13 +34,13 @@ public:
 
 // A clock tests move by hand.
 class ManualClock final : public Clock {
-public:
+  public:
     explicit ManualClock(int64_t start_ms = 1'700'000'000'000) : now_(start_ms) {}
     int64_t now_ms() const override { return now_.load(); }
     void advance_ms(int64_t delta) { now_.fetch_add(delta); }
     void set_ms(int64_t t) { now_.store(t); }
 
-private:
+  private:
     std::atomic<int64_t> now_;
 };
 

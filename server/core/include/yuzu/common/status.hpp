@@ -14,16 +14,16 @@ namespace yuzu {
 
 enum class StatusCode {
     kOk = 0,
-    kInvalidArgument,    // caller sent something malformed          400 / -32602
-    kNotFound,           // the named object does not exist (or is hidden) 404 / -32602
-    kAlreadyExists,      // uniqueness violated                        409 / -32602
-    kUnauthenticated,    // no or bad credentials                      401 / -32001
-    kPermissionDenied,   // authenticated, not allowed                 403 / -32003
-    kFailedPrecondition, // state does not allow it now               409 / -32003
-    kResourceExhausted,  // a bounded queue or cap is full             429 / -32603
-    kPayloadTooLarge,    // body or field over its limit               413 / -32602
-    kUnavailable,        // transient: store busy, subsystem starting  503 / -32603
-    kInternal,           // a bug or an unexpected environment failure 500 / -32603
+    kInvalidArgument,     // caller sent something malformed          400 / -32602
+    kNotFound,            // the named object does not exist (or is hidden) 404 / -32602
+    kAlreadyExists,       // uniqueness violated                        409 / -32602
+    kUnauthenticated,     // no or bad credentials                      401 / -32001
+    kPermissionDenied,    // authenticated, not allowed                 403 / -32003
+    kFailedPrecondition,  // state does not allow it now               409 / -32003
+    kResourceExhausted,   // a bounded queue or cap is full             429 / -32603
+    kPayloadTooLarge,     // body or field over its limit               413 / -32602
+    kUnavailable,         // transient: store busy, subsystem starting  503 / -32603
+    kInternal,            // a bug or an unexpected environment failure 500 / -32603
 };
 
 std::string_view status_code_name(StatusCode code);
@@ -31,23 +31,33 @@ int http_status_for(StatusCode code);
 int jsonrpc_code_for(StatusCode code);
 
 class [[nodiscard]] Status {
-public:
+  public:
     Status() = default;
     Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
     static Status Ok() { return Status(); }
-    static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+    static Status InvalidArgument(std::string m) {
+        return {StatusCode::kInvalidArgument, std::move(m)};
+    }
     static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
-    static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
-    static Status Unauthenticated(std::string m) { return {StatusCode::kUnauthenticated, std::move(m)}; }
-    static Status PermissionDenied(std::string m) { return {StatusCode::kPermissionDenied, std::move(m)}; }
+    static Status AlreadyExists(std::string m) {
+        return {StatusCode::kAlreadyExists, std::move(m)};
+    }
+    static Status Unauthenticated(std::string m) {
+        return {StatusCode::kUnauthenticated, std::move(m)};
+    }
+    static Status PermissionDenied(std::string m) {
+        return {StatusCode::kPermissionDenied, std::move(m)};
+    }
     static Status FailedPrecondition(std::string m) {
         return {StatusCode::kFailedPrecondition, std::move(m)};
     }
     static Status ResourceExhausted(std::string m) {
         return {StatusCode::kResourceExhausted, std::move(m)};
     }
-    static Status PayloadTooLarge(std::string m) { return {StatusCode::kPayloadTooLarge, std::move(m)}; }
+    static Status PayloadTooLarge(std::string m) {
+        return {StatusCode::kPayloadTooLarge, std::move(m)};
+    }
     static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
     static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
@@ -57,7 +67,7 @@ public:
     // "NotFound: agent 'x' is not registered"
     std::string to_string() const;
 
-private:
+  private:
     StatusCode code_ = StatusCode::kOk;
     std::string message_;
 };
@@ -65,8 +75,8 @@ private:
 // A value or the Status explaining why there is none.
 template <typename T>
 class [[nodiscard]] Result {
-public:
-    Result(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  public:
+    Result(T value) : value_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
     Result(Status status) : status_(std::move(status)) {  // NOLINT(google-explicit-constructor)
         assert(!status_.ok() && "a Result built from a Status must carry an error");
     }
@@ -91,7 +101,7 @@ public:
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
 
-private:
+  private:
     std::optional<T> value_;
     Status status_;
 };
@@ -99,8 +109,8 @@ private:
 }  // namespace yuzu
 
 // Propagate a non-ok Status from an expression returning Status.
-#define YUZU_RETURN_IF_ERROR(expr)            \
-    do {                                      \
-        ::yuzu::Status yuzu_status_ = (expr); \
+#define YUZU_RETURN_IF_ERROR(expr)                   \
+    do {                                             \
+        ::yuzu::Status yuzu_status_ = (expr);        \
         if (!yuzu_status_.ok()) return yuzu_status_; \
     } while (0)

@@ -1,0 +1,48 @@
+# Shared by scripts/run.sh and scripts/test.sh: install missing Debian
+# packages, then configure and build. Sourced, not executed.
+
+YUZU_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# Everything the build, the server and the whole test suite need.
+YUZU_DEBIAN_PACKAGES=(
+  build-essential cmake ninja-build pkg-config ccache git
+  libcpp-httplib-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
+  libsqlite3-dev libssl-dev libgtest-dev libbenchmark-dev
+  sqlite3 openssl curl ca-certificates
+  prometheus json-schema-test-suite
+)
+
+yuzu_log() { printf '==> %s\n' "$*" >&2; }
+
+yuzu_install_packages() {
+  local missing=()
+  local pkg
+  for pkg in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+      missing+=("$pkg")
+    fi
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  yuzu_log "installing Debian packages: ${missing[*]}"
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "need root or sudo to install: ${missing[*]}" >&2; return 1; }
+    sudo=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# yuzu_build BUILD_DIR [extra cmake args...]
+yuzu_build() {
+  local build_dir="$1"; shift
+  local jobs
+  jobs="$(nproc 2>/dev/null || echo 2)"
+  if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+    yuzu_log "configuring $build_dir"
+    cmake -S "$YUZU_ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  fi
+  yuzu_log "building in $build_dir"
+  cmake --build "$build_dir" -j "$jobs"
+}

@@ -1,0 +1,39 @@
+// ServerConfig: every operator-tunable setting of yuzu-server, filled from
+// flags and their YUZU_* environment twins by parse_server_flags().
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "yuzu/common/status.hpp"
+
+namespace yuzu::app {
+
+struct ListenAddress {
+    std::string host;
+    int port = 0;
+    std::string to_string() const;
+};
+
+struct ServerConfig {
+    ListenAddress listen{"127.0.0.1", 8080};
+    std::string data_dir = "./var";
+    std::string log_level = "info";
+    std::string log_format = "text";  // text | json
+    std::string tls_cert_file;
+    std::string tls_key_file;
+    int http_worker_threads = 0;  // 0 = derive from the core count
+    size_t max_request_body = 4 * 1024 * 1024;
+
+    // The worker count actually used (derived when http_worker_threads is 0).
+    int effective_worker_threads() const;
+};
+
+// Parses "host:port" or "[v6]:port"; port 0 asks for an ephemeral port.
+Result<ListenAddress> parse_listen_address(const std::string& text);
+// Parses a byte size: "4194304", "512KiB", "4MiB", "1GiB" (also KB/MB/GB as
+// powers of 1000).
+Result<size_t> parse_byte_size(const std::string& text);
+
+}  // namespace yuzu::app

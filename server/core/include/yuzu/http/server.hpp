@@ -1,0 +1,100 @@
+// HttpServer: one listener (management API, MCP, or the agent plane) built on
+// cpp-httplib, with the middleware every route shares — correlation ids, the
+// request-body cap, per-route request metrics, one access-log line per request
+// — installed as hooks rather than repeated in handlers.
+//
+// Only route-registration files include this header (it pulls in httplib.h).
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "yuzu/common/status.hpp"
+
+namespace yuzu::metrics {
+class Registry;
+template <typename T>
+class Family;
+class Counter;
+class Histogram;
+}  // namespace yuzu::metrics
+
+namespace yuzu::http {
+
+struct ServerOptions {
+    std::string name = "management";  // the `listener` label on metrics and logs
+    std::string host = "127.0.0.1";
+    int port = 8080;  // 0 picks a free port; port() tells which
+    std::string tls_cert_file;
+    std::string tls_key_file;
+    int worker_threads = 8;
+    size_t max_request_body = 4 * 1024 * 1024;
+    int keep_alive_timeout_s = 2;
+    size_t keep_alive_max_count = 100;
+    int read_timeout_s = 10;
+    int write_timeout_s = 10;
+    int listen_backlog = 512;
+};
+
+using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+
+class HttpServer {
+  public:
+    // Builds the server; TLS when both files are given (they are loaded here,
+    // so a bad certificate fails start-up, not the first request).
+    static Result<std::unique_ptr<HttpServer>> create(const ServerOptions& options,
+                                                      metrics::Registry& metrics);
+    ~HttpServer();
+    HttpServer(const HttpServer&) = delete;
+    HttpServer& operator=(const HttpServer&) = delete;
+
+    // Route registration; call before serve(). `route` is the label used for
+    // metrics and logs (a template such as "/api/v1/tokens/{id}", never the
+    // raw path, so label cardinality stays bounded).
+    void get(const std::string& pattern, const std::string& route, Handler handler);
+    void post(const std::string& pattern, const std::string& route, Handler handler);
+    void put(const std::string& pattern, const std::string& route, Handler handler);
+    void del(const std::string& pattern, const std::string& route, Handler handler);
+
+    // Binds the listening socket. After this, port() is the bound port.
+    Status bind();
+    int port() const { return port_; }
+    const ServerOptions& options() const { return options_; }
+    bool tls() const { return !options_.tls_cert_file.empty(); }
+
+    // Serves until stop(); in-flight requests finish before it returns.
+    void serve();
+    // Stops accepting; safe from any thread, idempotent.
+    void stop();
+    bool running() const;
+
+    httplib::Server& raw() { return *server_; }
+
+  private:
+    HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Server> server,
+               metrics::Registry& metrics);
+    void install_hooks();
+    Handler wrap(const std::string& method, const std::string& route, Handler handler);
+
+    ServerOptions options_;
+    std::unique_ptr<httplib::Server> server_;
+    metrics::Family<metrics::Counter>& requests_total_;
+    metrics::Family<metrics::Histogram>& request_seconds_;
+    int port_ = 0;
+    std::atomic<int> listen_fd_{-1};
+};
+
+// The correlation id assigned to this request (set before any handler runs).
+std::string correlation_id_of(const httplib::Response& res);
+
+// REST error body: {"error":{"code":<http>,"message":..,"correlation_id":..}}.
+void write_error(httplib::Response& res, int http_status, const std::string& message);
+// Writes `body` (already serialized JSON) with the JSON content type.
+void write_json(httplib::Response& res, int http_status, const std::string& body);
+
+}  // namespace yuzu::http

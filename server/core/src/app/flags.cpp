@@ -1,0 +1,123 @@
+#include "yuzu/app/flags.hpp"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace yuzu::app {
+namespace {
+
+// Keeps the raw text of flags whose parsing we do ourselves, so the error
+// names the flag and the value the operator typed.
+struct RawFlags {
+    std::string listen = "127.0.0.1:8080";
+    std::string max_request_body = "4MiB";
+};
+
+Status check_readable_file(const std::string& path, const std::string& flag) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        return Status::InvalidArgument(flag + " '" + path + "' is not a readable file");
+    }
+    std::ifstream in(path);
+    if (!in) return Status::InvalidArgument(flag + " '" + path + "' cannot be opened");
+    return Status::Ok();
+}
+
+}  // namespace
+
+Status validate_config(const ServerConfig& c) {
+    static const char* const kLevels[] = {"trace", "debug",    "info", "warn",
+                                          "error", "critical", "off"};
+    bool level_ok = false;
+    for (const char* l : kLevels) level_ok = level_ok || c.log_level == l;
+    if (!level_ok) {
+        return Status::InvalidArgument("--log-level '" + c.log_level +
+                                       "' must be one of trace, debug, info, warn, error, "
+                                       "critical, off");
+    }
+    if (c.log_format != "text" && c.log_format != "json") {
+        return Status::InvalidArgument("--log-format '" + c.log_format + "' must be text or json");
+    }
+    if (c.tls_cert_file.empty() != c.tls_key_file.empty()) {
+        return Status::InvalidArgument("--tls-cert and --tls-key must be given together");
+    }
+    if (!c.tls_cert_file.empty()) {
+        YUZU_RETURN_IF_ERROR(check_readable_file(c.tls_cert_file, "--tls-cert"));
+        YUZU_RETURN_IF_ERROR(check_readable_file(c.tls_key_file, "--tls-key"));
+    }
+    if (c.http_worker_threads < 0 || c.http_worker_threads > 4096) {
+        return Status::InvalidArgument("--http-worker-threads " +
+                                       std::to_string(c.http_worker_threads) +
+                                       " must be from 0 (derive) to 4096");
+    }
+    if (c.max_request_body < 1024 || c.max_request_body > (1ULL << 30)) {
+        return Status::InvalidArgument("--max-request-body must be from 1KiB to 1GiB");
+    }
+    if (c.data_dir.empty()) return Status::InvalidArgument("--data-dir must not be empty");
+    return Status::Ok();
+}
+
+ParsedCommand parse_server_flags(int argc, const char* const* argv) {
+    ServerConfig config;
+    RawFlags raw;
+    CLI::App app{"yuzu-server: endpoint management server with an embedded MCP server",
+                 "yuzu-server"};
+    app.set_version_flag("--version", std::string("yuzu-server ") + YUZU_VERSION);
+    app.get_formatter()->column_width(44);
+
+    app.add_option("--listen", raw.listen, "Management API, dashboard and MCP address (host:port)")
+        ->envname("YUZU_LISTEN")
+        ->capture_default_str();
+    app.add_option("--data-dir", config.data_dir, "Directory holding the SQLite stores")
+        ->envname("YUZU_DATA_DIR")
+        ->capture_default_str();
+    app.add_option("--log-level", config.log_level,
+                   "trace, debug, info, warn, error, critical or off")
+        ->envname("YUZU_LOG_LEVEL")
+        ->capture_default_str();
+    app.add_option("--log-format", config.log_format, "text or json (one object per line)")
+        ->envname("YUZU_LOG_FORMAT")
+        ->capture_default_str();
+    app.add_option("--tls-cert", config.tls_cert_file,
+                   "PEM certificate; with --tls-key the listener speaks HTTPS")
+        ->envname("YUZU_TLS_CERT");
+    app.add_option("--tls-key", config.tls_key_file, "PEM private key for --tls-cert")
+        ->envname("YUZU_TLS_KEY");
+    app.add_option("--http-worker-threads", config.http_worker_threads,
+                   "HTTP worker threads for the management listener (0 = derive)")
+        ->envname("YUZU_HTTP_WORKER_THREADS")
+        ->capture_default_str();
+    app.add_option("--max-request-body", raw.max_request_body,
+                   "Largest request body accepted; larger ones get 413 (e.g. 4MiB)")
+        ->envname("YUZU_MAX_REQUEST_BODY")
+        ->capture_default_str();
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        return ExitRequest{0, app.help()};
+    } catch (const CLI::CallForVersion&) {
+        return ExitRequest{0, std::string("yuzu-server ") + YUZU_VERSION + "\n"};
+    } catch (const CLI::ParseError& e) {
+        return ExitRequest{2, std::string("yuzu-server: ") + e.what() + "\n"};
+    }
+
+    auto listen = parse_listen_address(raw.listen);
+    if (!listen.ok()) {
+        return ExitRequest{2, "yuzu-server: --listen: " + listen.status().message() + "\n"};
+    }
+    config.listen = *listen;
+    auto body = parse_byte_size(raw.max_request_body);
+    if (!body.ok()) {
+        return ExitRequest{2, "yuzu-server: --max-request-body: " + body.status().message() + "\n"};
+    }
+    config.max_request_body = *body;
+    if (Status s = validate_config(config); !s.ok()) {
+        return ExitRequest{2, "yuzu-server: " + s.message() + "\n"};
+    }
+    return config;
+}
+
+}  // namespace yuzu::app

@@ -1,0 +1,259 @@
+#include "yuzu/http/server.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "yuzu/common/correlation_id.hpp"
+#include "yuzu/metrics/builder.hpp"
+
+namespace yuzu::http {
+namespace {
+
+constexpr char kCorrelationHeader[] = "X-Correlation-Id";
+
+// cpp-httplib runs a request from pre-routing to the logger on one worker
+// thread, so per-request bookkeeping can live in thread-locals.
+struct RequestContext {
+    std::chrono::steady_clock::time_point start;
+    std::string route;
+    bool active = false;
+};
+thread_local RequestContext t_request;
+
+void ensure_correlation_id(httplib::Response& res) {
+    if (!res.has_header(kCorrelationHeader)) {
+        res.set_header(kCorrelationHeader, next_correlation_id());
+    }
+}
+
+std::string status_text(int status) {
+    switch (status) {
+        case 400:
+            return "bad request";
+        case 401:
+            return "authentication required";
+        case 403:
+            return "forbidden";
+        case 404:
+            return "no such route";
+        case 405:
+            return "method not allowed";
+        case 408:
+            return "request timeout";
+        case 413:
+            return "request body exceeds the server's limit";
+        case 414:
+            return "request URI too long";
+        case 415:
+            return "unsupported media type";
+        case 429:
+            return "too many requests";
+        case 503:
+            return "service unavailable";
+        default:
+            return status >= 500 ? "internal error" : "request refused";
+    }
+}
+
+}  // namespace
+
+std::string correlation_id_of(const httplib::Response& res) {
+    return res.get_header_value(kCorrelationHeader);
+}
+
+void write_json(httplib::Response& res, int http_status, const std::string& body) {
+    res.status = http_status;
+    res.set_content(body, "application/json");
+}
+
+void write_error(httplib::Response& res, int http_status, const std::string& message) {
+    ensure_correlation_id(res);
+    nlohmann::json body = {{"error",
+                            {{"code", http_status},
+                             {"message", message},
+                             {"correlation_id", correlation_id_of(res)}}}};
+    write_json(res, http_status, body.dump());
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::create(const ServerOptions& options,
+                                                       metrics::Registry& registry) {
+    std::unique_ptr<httplib::Server> server;
+    if (!options.tls_cert_file.empty() || !options.tls_key_file.empty()) {
+        if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
+            return Status::InvalidArgument("TLS needs both a certificate and a key file");
+        }
+        auto ssl = std::make_unique<httplib::SSLServer>(options.tls_cert_file.c_str(),
+                                                        options.tls_key_file.c_str());
+        if (!ssl->is_valid()) {
+            return Status::InvalidArgument("could not load TLS certificate '" +
+                                           options.tls_cert_file + "' or key '" +
+                                           options.tls_key_file + "'");
+        }
+        server = std::move(ssl);
+    } else {
+        server = std::make_unique<httplib::Server>();
+    }
+    if (options.worker_threads < 1) {
+        return Status::InvalidArgument("worker_threads must be at least 1");
+    }
+    auto created =
+        std::unique_ptr<HttpServer>(new HttpServer(options, std::move(server), registry));
+    created->install_hooks();
+    return created;
+}
+
+HttpServer::HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Server> server,
+                       metrics::Registry& registry)
+    : options_(options),
+      server_(std::move(server)),
+      requests_total_(metrics::BuildCounter()
+                          .Name("yuzu_http_requests_total")
+                          .Help("HTTP requests served, by listener, route, method and status.")
+                          .Register(registry)),
+      request_seconds_(metrics::BuildHistogram()
+                           .Name("yuzu_http_request_duration_seconds")
+                           .Help("HTTP request latency in seconds, by listener, route and method.")
+                           .Register(registry)) {}
+
+HttpServer::~HttpServer() {
+    stop();
+}
+
+void HttpServer::install_hooks() {
+    auto& s = *server_;
+    const int workers = options_.worker_threads;
+    s.new_task_queue = [workers] { return new httplib::ThreadPool(static_cast<size_t>(workers)); };
+    s.set_tcp_nodelay(true);
+    s.set_keep_alive_timeout(options_.keep_alive_timeout_s);
+    s.set_keep_alive_max_count(options_.keep_alive_max_count);
+    s.set_read_timeout(options_.read_timeout_s, 0);
+    s.set_write_timeout(options_.write_timeout_s, 0);
+    s.set_payload_max_length(options_.max_request_body);
+
+    // Capture the listening socket so bind() can raise its backlog: the
+    // library listens with a fixed backlog of 5.
+    s.set_socket_options([this](int fd) {
+        int yes = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+        listen_fd_.store(fd);
+    });
+
+    s.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
+        t_request.start = std::chrono::steady_clock::now();
+        t_request.route.clear();
+        t_request.active = true;
+        ensure_correlation_id(res);
+        return httplib::Server::HandlerResponse::Unhandled;
+    });
+
+    s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+        ensure_correlation_id(res);
+        if (res.body.empty()) {
+            write_error(res, res.status, status_text(res.status));
+        }
+    });
+
+    s.set_exception_handler(
+        [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+            std::string what = "unknown exception";
+            try {
+                if (ep) std::rethrow_exception(ep);
+            } catch (const std::exception& e) {
+                what = e.what();
+            } catch (...) {
+            }
+            ensure_correlation_id(res);
+            spdlog::error("correlation_id={} {} {} handler threw: {}", correlation_id_of(res),
+                          req.method, req.path, what);
+            write_error(res, 500, "internal error; quote the correlation id when reporting it");
+        });
+
+    s.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+        const std::string route = t_request.route.empty() ? "unmatched" : t_request.route;
+        double seconds = 0;
+        if (t_request.active) {
+            seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t_request.start)
+                    .count();
+        }
+        t_request.active = false;
+        requests_total_
+            .Add({{"listener", options_.name},
+                  {"route", route},
+                  {"method", req.method},
+                  {"status", std::to_string(res.status)}})
+            .Increment();
+        request_seconds_
+            .Add({{"listener", options_.name}, {"route", route}, {"method", req.method}},
+                 metrics::Histogram::DefaultLatencyBuckets())
+            .Observe(seconds);
+        spdlog::info("correlation_id={} listener={} {} {} status={} route={} ms={:.2f} peer={}",
+                     correlation_id_of(res), options_.name, req.method, req.path, res.status, route,
+                     seconds * 1000.0, req.remote_addr);
+    });
+}
+
+Handler HttpServer::wrap(const std::string& method, const std::string& route, Handler handler) {
+    (void)method;
+    return
+        [route, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+            t_request.route = route;
+            handler(req, res);
+        };
+}
+
+void HttpServer::get(const std::string& pattern, const std::string& route, Handler handler) {
+    server_->Get(pattern, wrap("GET", route, std::move(handler)));
+}
+void HttpServer::post(const std::string& pattern, const std::string& route, Handler handler) {
+    server_->Post(pattern, wrap("POST", route, std::move(handler)));
+}
+void HttpServer::put(const std::string& pattern, const std::string& route, Handler handler) {
+    server_->Put(pattern, wrap("PUT", route, std::move(handler)));
+}
+void HttpServer::del(const std::string& pattern, const std::string& route, Handler handler) {
+    server_->Delete(pattern, wrap("DELETE", route, std::move(handler)));
+}
+
+Status HttpServer::bind() {
+    if (options_.port == 0) {
+        const int port = server_->bind_to_any_port(options_.host);
+        if (port <= 0) {
+            return Status::Unavailable("could not bind " + options_.host + ":0 for the " +
+                                       options_.name + " listener");
+        }
+        port_ = port;
+    } else {
+        if (!server_->bind_to_port(options_.host, options_.port)) {
+            return Status::Unavailable("could not bind " + options_.host + ":" +
+                                       std::to_string(options_.port) + " for the " + options_.name +
+                                       " listener (in use, or not permitted)");
+        }
+        port_ = options_.port;
+    }
+    const int fd = listen_fd_.load();
+    if (fd >= 0 && ::listen(fd, options_.listen_backlog) != 0) {
+        spdlog::warn("listener={} could not raise listen backlog to {}", options_.name,
+                     options_.listen_backlog);
+    }
+    return Status::Ok();
+}
+
+void HttpServer::serve() {
+    server_->listen_after_bind();
+}
+
+void HttpServer::stop() {
+    if (server_ && server_->is_running()) server_->stop();
+}
+
+bool HttpServer::running() const {
+    return server_->is_running();
+}
+
+}  // namespace yuzu::http

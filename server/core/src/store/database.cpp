@@ -1,0 +1,271 @@
+#include "yuzu/store/database.hpp"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cassert>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "store/sqlite_error.hpp"
+
+namespace yuzu::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kMemoryPath = ":memory:";
+
+std::string errno_text(int err) {
+    return std::strerror(err);
+}
+
+// SQLite's own "unable to open database file" names neither the path nor the
+// reason; checking the directory first gives the operator both.
+Status check_location(const std::string& path, bool read_only) {
+    if (path.empty()) return Status::InvalidArgument("cannot open database: the path is empty");
+    fs::path dir = fs::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    const std::string prefix = "cannot open database " + path + ": ";
+
+    std::error_code ec;
+    const fs::file_status dir_status = fs::status(dir, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) {
+        return Status::FailedPrecondition(prefix + "cannot inspect directory " + dir.string() +
+                                          ": " + ec.message());
+    }
+    if (!fs::exists(dir_status)) {
+        return Status::FailedPrecondition(prefix + "directory " + dir.string() +
+                                          " does not exist; create it or fix the data path");
+    }
+    if (!fs::is_directory(dir_status)) {
+        return Status::FailedPrecondition(prefix + dir.string() + " is not a directory");
+    }
+
+    const bool file_exists = fs::exists(fs::path(path), ec);
+    if (read_only) {
+        if (!file_exists) {
+            return Status::NotFound(prefix + "the file does not exist (opened read-only)");
+        }
+        return Status::Ok();
+    }
+    // WAL mode creates <path>-wal and <path>-shm beside the file.
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+        return Status::FailedPrecondition(prefix + "directory " + dir.string() +
+                                          " is not writable by uid " + std::to_string(::geteuid()) +
+                                          ": " + errno_text(errno));
+    }
+    if (file_exists && ::access(path.c_str(), R_OK | W_OK) != 0) {
+        return Status::FailedPrecondition(prefix + "the file is not readable and writable by uid " +
+                                          std::to_string(::geteuid()) + ": " + errno_text(errno));
+    }
+    return Status::Ok();
+}
+
+// Runs one PRAGMA that answers with a single row and returns that value.
+Result<std::string> pragma_value(Conn& conn, std::string_view sql) {
+    auto stmt = conn.prepare(sql);
+    if (!stmt.ok()) return stmt.status();
+    auto row = stmt->step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Internal(std::string(sql) + " returned no row");
+    std::string value = stmt->column_text(0);
+    // Drain so the statement releases its locks before the next pragma.
+    YUZU_RETURN_IF_ERROR(stmt->run());
+    return value;
+}
+
+Status configure(Database& db, const OpenOptions& options) {
+    auto conn = db.lock();
+    const bool in_memory = db.path() == kMemoryPath;
+    if (!options.read_only) {
+        auto mode = pragma_value(conn, "PRAGMA journal_mode=WAL");
+        if (!mode.ok()) return mode.status();
+        const std::string expected = in_memory ? "memory" : "wal";
+        if (*mode != expected) {
+            return Status::FailedPrecondition("cannot open database " + db.path() +
+                                              ": journal_mode stays '" + *mode + "' instead of '" +
+                                              expected + "' (does the file system support WAL?)");
+        }
+        YUZU_RETURN_IF_ERROR(conn.exec("PRAGMA synchronous=NORMAL"));
+    } else {
+        YUZU_RETURN_IF_ERROR(conn.exec("PRAGMA query_only=ON"));
+    }
+    YUZU_RETURN_IF_ERROR(conn.exec("PRAGMA foreign_keys=ON"));
+    // Reading the schema here makes "file is not a database" surface at open.
+    auto schema = pragma_value(conn, "PRAGMA schema_version");
+    return schema.ok() ? Status::Ok() : schema.status();
+}
+
+}  // namespace
+
+// ---- Database --------------------------------------------------------------
+
+Result<std::unique_ptr<Database>> Database::open(const std::string& path,
+                                                 const OpenOptions& options) {
+    assert(options.busy_timeout_ms >= 0);
+    if (path != kMemoryPath) YUZU_RETURN_IF_ERROR(check_location(path, options.read_only));
+
+    // FULLMUTEX on top of our own mutex: statements may be finalized by any
+    // thread after their Conn is gone.
+    const int flags =
+        (options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+        SQLITE_OPEN_FULLMUTEX;
+    sqlite3* handle = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
+    if (rc != SQLITE_OK) {
+        Status status = internal::sqlite_error(handle, rc, "cannot open database", path, {});
+        sqlite3_close_v2(handle);  // a handle is returned even on failure
+        return status;
+    }
+    sqlite3_extended_result_codes(handle, 1);
+    sqlite3_busy_timeout(handle, options.busy_timeout_ms);
+
+    std::unique_ptr<Database> db(new Database(path, handle));
+    Status configured = configure(*db, options);
+    if (!configured.ok()) return configured;
+    return db;
+}
+
+Database::Database(std::string path, sqlite3* handle) : path_(std::move(path)), handle_(handle) {}
+
+Database::~Database() {
+    assert(!held_by_current_thread() && "Database destroyed while a Conn is alive");
+    // close_v2 defers the close until outstanding Statements are finalized.
+    sqlite3_close_v2(handle_);
+}
+
+Conn Database::lock() {
+    assert(!held_by_current_thread() &&
+           "Database::lock() on a thread that already holds it would deadlock");
+    return Conn(*this);
+}
+
+// ---- Conn ------------------------------------------------------------------
+
+Conn::Conn(Database& db) : db_(&db), lock_(db.mu_) {
+    db.owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+}
+
+Conn::Conn(Conn&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)), lock_(std::move(other.lock_)) {}
+
+Conn& Conn::operator=(Conn&& other) noexcept {
+    if (this != &other) {
+        release();
+        db_ = std::exchange(other.db_, nullptr);
+        lock_ = std::move(other.lock_);
+    }
+    return *this;
+}
+
+Conn::~Conn() {
+    release();
+}
+
+void Conn::release() {
+    if (db_ == nullptr || !lock_.owns_lock()) return;
+    assert(!db_->tx_open_ && "a Transaction outlived the Conn it came from");
+    if (sqlite3_get_autocommit(db_->handle_) == 0) {
+        // Never hand the next thread an open transaction (release builds).
+        sqlite3_exec(db_->handle_, "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+    db_->tx_open_ = false;
+    db_->begin_failure_ = Status::Ok();
+    db_->owner_.store(std::thread::id(), std::memory_order_relaxed);
+    lock_.unlock();
+    db_ = nullptr;
+}
+
+void Conn::assert_held() const {
+    assert(db_ != nullptr && lock_.owns_lock() && "Conn used after being moved from");
+}
+
+const std::string& Conn::path() const {
+    assert_held();
+    return db_->path_;
+}
+
+Result<Statement> Conn::prepare(std::string_view sql) & {
+    assert_held();
+    if (sql.empty()) return Status::Internal("prepare on " + db_->path_ + ": the SQL is empty");
+    assert(sql.size() < static_cast<size_t>(INT32_MAX));
+    sqlite3_stmt* raw = nullptr;
+    const char* tail = nullptr;
+    int rc =
+        sqlite3_prepare_v2(db_->handle_, sql.data(), static_cast<int>(sql.size()), &raw, &tail);
+    if (rc != SQLITE_OK)
+        return internal::sqlite_error(db_->handle_, rc, "prepare", db_->path_, sql);
+    if (raw == nullptr) {
+        return Status::Internal("prepare on " + db_->path_ + ": the SQL holds no statement [SQL: " +
+                                internal::sql_excerpt(sql) + "]");
+    }
+    Statement stmt(db_, raw);
+
+    // Refuse a second statement rather than silently ignore it.
+    const std::string_view rest(tail, static_cast<size_t>(sql.data() + sql.size() - tail));
+    if (rest.find_first_not_of(" \t\r\n;") != std::string_view::npos) {
+        sqlite3_stmt* extra = nullptr;
+        rc = sqlite3_prepare_v2(db_->handle_, rest.data(), static_cast<int>(rest.size()), &extra,
+                                nullptr);
+        sqlite3_finalize(extra);
+        if (rc != SQLITE_OK || extra != nullptr) {
+            return Status::Internal("prepare on " + db_->path_ +
+                                    ": prepare() takes one statement but the SQL holds more; "
+                                    "use exec() for scripts [SQL: " +
+                                    internal::sql_excerpt(sql) + "]");
+        }
+    }
+    return stmt;
+}
+
+Status Conn::exec(std::string_view sql) {
+    assert_held();
+    if (!db_->begin_failure_.ok()) return db_->begin_failure_;
+    const char* next = sql.data();
+    const char* const end = sql.data() + sql.size();
+    while (next != nullptr && next < end) {
+        sqlite3_stmt* raw = nullptr;
+        const char* tail = nullptr;
+        const std::string_view rest(next, static_cast<size_t>(end - next));
+        const int rc = sqlite3_prepare_v2(db_->handle_, rest.data(), static_cast<int>(rest.size()),
+                                          &raw, &tail);
+        if (rc != SQLITE_OK) {
+            return internal::sqlite_error(db_->handle_, rc, "prepare", db_->path_, rest);
+        }
+        if (raw == nullptr) break;  // only whitespace or comments remain
+        Statement stmt(db_, raw);
+        YUZU_RETURN_IF_ERROR(stmt.run());
+        next = tail;
+    }
+    return Status::Ok();
+}
+
+int64_t Conn::last_insert_rowid() const {
+    assert_held();
+    return sqlite3_last_insert_rowid(db_->handle_);
+}
+
+int Conn::changes() const {
+    assert_held();
+    return sqlite3_changes(db_->handle_);
+}
+
+Transaction Conn::transaction() & {
+    assert_held();
+    assert(!db_->tx_open_ && sqlite3_get_autocommit(db_->handle_) != 0 &&
+           "nested transaction: a transaction is already open on this Conn");
+    db_->tx_open_ = true;
+    const int rc = sqlite3_exec(db_->handle_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) {
+        Status status = internal::sqlite_error(db_->handle_, rc, "BEGIN IMMEDIATE", db_->path_, {});
+        db_->begin_failure_ = status;
+        return Transaction(db_, std::move(status));
+    }
+    return Transaction(db_, Status::Ok());
+}
+
+}  // namespace yuzu::store

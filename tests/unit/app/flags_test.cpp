@@ -1,0 +1,119 @@
+#include "yuzu/app/flags.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <variant>
+
+#include "yuzu/app/logging.hpp"
+
+namespace yuzu::app {
+namespace {
+
+ParsedCommand parse(std::vector<const char*> args) {
+    args.insert(args.begin(), "yuzu-server");
+    return parse_server_flags(static_cast<int>(args.size()), args.data());
+}
+
+TEST(ListenAddress, ParsesHostPortAndBracketedV6) {
+    auto a = parse_listen_address("127.0.0.1:8080");
+    ASSERT_TRUE(a.ok());
+    EXPECT_EQ(a->host, "127.0.0.1");
+    EXPECT_EQ(a->port, 8080);
+    auto b = parse_listen_address("[::1]:0");
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(b->host, "::1");
+    EXPECT_EQ(b->port, 0);
+    EXPECT_EQ(b->to_string(), "[::1]:0");
+}
+
+TEST(ListenAddress, RejectsMalformed) {
+    for (const char* bad : {"", "8080", ":8080", "host:", "host:abc", "host:65536", "host:-1",
+                            "::1:8080", "[::1]8080", "[::1"}) {
+        EXPECT_FALSE(parse_listen_address(bad).ok()) << bad;
+    }
+}
+
+TEST(ByteSize, ParsesUnits) {
+    EXPECT_EQ(*parse_byte_size("4194304"), 4194304u);
+    EXPECT_EQ(*parse_byte_size("4MiB"), 4u * 1024 * 1024);
+    EXPECT_EQ(*parse_byte_size("512kib"), 512u * 1024);
+    EXPECT_EQ(*parse_byte_size("1GiB"), 1024u * 1024 * 1024);
+    EXPECT_EQ(*parse_byte_size("2MB"), 2000000u);
+    EXPECT_FALSE(parse_byte_size("MiB").ok());
+    EXPECT_FALSE(parse_byte_size("12XB").ok());
+    EXPECT_FALSE(parse_byte_size("99999999999999999999").ok());
+}
+
+TEST(Flags, DefaultsMatchTheDocumentedOnes) {
+    auto parsed = parse({});
+    ASSERT_TRUE(std::holds_alternative<ServerConfig>(parsed));
+    const auto& c = std::get<ServerConfig>(parsed);
+    EXPECT_EQ(c.listen.to_string(), "127.0.0.1:8080");
+    EXPECT_EQ(c.data_dir, "./var");
+    EXPECT_EQ(c.log_format, "text");
+    EXPECT_EQ(c.max_request_body, 4u * 1024 * 1024);
+    EXPECT_EQ(c.http_worker_threads, 0);
+    EXPECT_GE(c.effective_worker_threads(), 16);
+}
+
+TEST(Flags, BadValuesExitTwoWithOneLineReason) {
+    const std::vector<std::vector<const char*>> cases = {
+        {"--log-level", "loud"},
+        {"--log-format", "xml"},
+        {"--listen", "nowhere"},
+        {"--max-request-body", "12XB"},
+        {"--max-request-body", "10"},
+        {"--http-worker-threads", "-3"},
+        {"--http-worker-threads", "many"},
+        {"--tls-cert", "/etc/hostname"},
+        {"--tls-cert", "/nonexistent.pem", "--tls-key", "/nonexistent.key"},
+        {"--no-such-flag"},
+    };
+    for (const auto& args : cases) {
+        auto parsed = parse(args);
+        ASSERT_TRUE(std::holds_alternative<ExitRequest>(parsed)) << args[0];
+        const auto& exit = std::get<ExitRequest>(parsed);
+        EXPECT_EQ(exit.code, 2) << args[0];
+        ASSERT_FALSE(exit.output.empty());
+        EXPECT_EQ(exit.output.find('\n'), exit.output.size() - 1)
+            << "more than one line for " << args[0] << ": " << exit.output;
+    }
+}
+
+TEST(Flags, HelpListsEveryFlagWithItsEnvironmentTwin) {
+    auto parsed = parse({"--help"});
+    ASSERT_TRUE(std::holds_alternative<ExitRequest>(parsed));
+    const auto& help = std::get<ExitRequest>(parsed);
+    EXPECT_EQ(help.code, 0);
+    for (const char* s : {"--listen", "YUZU_LISTEN", "--data-dir", "YUZU_DATA_DIR", "--log-level",
+                          "--log-format", "--tls-cert", "--tls-key", "--http-worker-threads",
+                          "--max-request-body", "YUZU_MAX_REQUEST_BODY"}) {
+        EXPECT_NE(help.output.find(s), std::string::npos) << s;
+    }
+}
+
+TEST(Flags, EnvironmentTwinsApplyAndFlagsWin) {
+    ::setenv("YUZU_LISTEN", "127.0.0.1:9999", 1);
+    ::setenv("YUZU_LOG_FORMAT", "json", 1);
+    auto from_env = parse({});
+    auto flag_wins = parse({"--listen", "127.0.0.1:7777"});
+    ::unsetenv("YUZU_LISTEN");
+    ::unsetenv("YUZU_LOG_FORMAT");
+    ASSERT_TRUE(std::holds_alternative<ServerConfig>(from_env));
+    EXPECT_EQ(std::get<ServerConfig>(from_env).listen.port, 9999);
+    EXPECT_EQ(std::get<ServerConfig>(from_env).log_format, "json");
+    ASSERT_TRUE(std::holds_alternative<ServerConfig>(flag_wins));
+    EXPECT_EQ(std::get<ServerConfig>(flag_wins).listen.port, 7777);
+}
+
+TEST(JsonLog, EscapesAndExtractsCorrelationId) {
+    const std::string line =
+        format_json_log_line(0, "info", "correlation_id=req-1-2 GET /x \"quoted\"\n");
+    EXPECT_EQ(
+        line,
+        R"({"correlation_id":"req-1-2","level":"info","msg":"correlation_id=req-1-2 GET /x \"quoted\"\n","ts":"1970-01-01T00:00:00.000Z"})");
+}
+
+}  // namespace
+}  // namespace yuzu::app
