@@ -87,7 +87,7 @@ TEST(ServerLifecycle, CorrelationIdsAreUniqueUnderConcurrencyAndLogged) {
 }
 
 TEST(ServerLifecycle, OversizedBodyGets413) {
-    ServerProcess server({.args = {"--max-request-body", "1KiB"}});
+    ServerProcess server(ServerProcess::Options::with_args({"--max-request-body", "1KiB"}));
     ASSERT_FALSE(server.base_url().empty()) << server.log();
     httplib::Client client(server.base_url());
     auto small = client.Post("/livez", std::string(512, 'a'), "application/json");
@@ -126,7 +126,7 @@ TEST(ServerLifecycle, MetricsPassPromtool) {
 }
 
 TEST(ServerLifecycle, JsonLogFormatWritesOneObjectPerLine) {
-    ServerProcess server({.args = {"--log-format", "json"}});
+    ServerProcess server(ServerProcess::Options::with_args({"--log-format", "json"}));
     httplib::Client client(server.base_url());
     auto res = client.Get("/livez");
     ASSERT_TRUE(res);

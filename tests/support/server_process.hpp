@@ -21,6 +21,12 @@ class ServerProcess {
         std::map<std::string, std::string> env;  // extra environment
         std::string data_dir;                    // default: a fresh temp dir
         bool wait_until_ready = true;
+
+        static Options with_args(std::vector<std::string> extra) {
+            Options o;
+            o.args = std::move(extra);
+            return o;
+        }
     };
 
     explicit ServerProcess(Options options);
