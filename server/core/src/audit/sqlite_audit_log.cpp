@@ -1,0 +1,220 @@
+#include "yuzu/audit/sqlite_audit_log.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <filesystem>
+#include <utility>
+
+#include "yuzu/audit/audit_filter.hpp"
+#include "yuzu/audit/audit_schema.hpp"
+#include "yuzu/audit/field_limits.hpp"
+#include "yuzu/store/database.hpp"
+#include "yuzu/store/migrations.hpp"
+#include "yuzu/store/statement.hpp"
+
+namespace yuzu::audit {
+namespace {
+
+constexpr std::string_view kStoreName = "audit.db";
+
+constexpr std::string_view kColumns =
+    "id, timestamp_ms, principal, principal_kind, action, target_type, target_id, detail, "
+    "source_ip, user_agent, result, correlation_id";
+
+Status with_context(const Status& status, std::string_view what) {
+    return Status(status.code(), "audit: " + std::string(what) + ": " + status.message());
+}
+
+// The smallest string greater than every string that starts with `prefix`
+// (byte-wise, as SQLite's BINARY collation compares), or "" when there is
+// none (the prefix is all 0xFF bytes). Turns a prefix match into an index
+// range: prefix <= action < upper.
+std::string prefix_upper_bound(std::string prefix) {
+    while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xFF) {
+        prefix.pop_back();
+    }
+    if (!prefix.empty()) prefix.back() = static_cast<char>(prefix.back() + 1);
+    return prefix;
+}
+
+// SQL twin of AuditFilter::matches(): the same fields, the same meaning.
+struct WhereClause {
+    std::string sql;
+    std::string action_upper;  // bound only when the prefix has an upper bound
+};
+
+WhereClause where_clause(const AuditFilter& f) {
+    WhereClause w;
+    std::string& sql = w.sql;
+    sql = " WHERE 1";
+    if (!f.principal.empty()) sql += " AND principal = :principal";
+    if (!f.action_is_prefix && !f.action.empty()) sql += " AND action = :action";
+    if (f.action_is_prefix && !f.action.empty()) {
+        sql += " AND action >= :action";
+        w.action_upper = prefix_upper_bound(f.action);
+        if (!w.action_upper.empty()) sql += " AND action < :action_upper";
+    }
+    if (!f.target_type.empty()) sql += " AND target_type = :target_type";
+    if (!f.target_id.empty()) sql += " AND target_id = :target_id";
+    if (f.result) sql += " AND result = :result";
+    if (f.since_ms != 0) sql += " AND timestamp_ms >= :since";
+    if (f.until_ms != 0) sql += " AND timestamp_ms < :until";
+    if (f.after) sql += " AND (timestamp_ms, id) < (:after_ts, :after_id)";
+    return w;
+}
+
+void bind_filter(store::Statement& stmt, const AuditFilter& f, const WhereClause& w) {
+    if (!f.principal.empty()) stmt.bind(":principal", f.principal);
+    if (!f.action.empty()) stmt.bind(":action", f.action);
+    if (!w.action_upper.empty()) stmt.bind(":action_upper", w.action_upper);
+    if (!f.target_type.empty()) stmt.bind(":target_type", f.target_type);
+    if (!f.target_id.empty()) stmt.bind(":target_id", f.target_id);
+    if (f.result) stmt.bind(":result", audit_result_name(*f.result));
+    if (f.since_ms != 0) stmt.bind(":since", f.since_ms);
+    if (f.until_ms != 0) stmt.bind(":until", f.until_ms);
+    if (f.after) stmt.bind(":after_ts", f.after->timestamp_ms).bind(":after_id", f.after->id);
+}
+
+// Reads a row selected with kColumns.
+Result<AuditEvent> read_event(const store::Statement& stmt) {
+    AuditEvent e;
+    e.id = stmt.column_int64(0);
+    e.timestamp_ms = stmt.column_int64(1);
+    e.principal = stmt.column_text(2);
+    e.principal_kind = stmt.column_text(3);
+    e.action = stmt.column_text(4);
+    e.target_type = stmt.column_text(5);
+    e.target_id = stmt.column_text(6);
+    e.detail = stmt.column_text(7);
+    e.source_ip = stmt.column_text(8);
+    e.user_agent = stmt.column_text(9);
+    const std::string result = stmt.column_text(10);
+    const auto parsed = parse_audit_result(result);
+    if (!parsed) {
+        return Status::Internal("audit: row " + std::to_string(e.id) + " has unknown result '" +
+                                result + "'; is audit.db from a newer server?");
+    }
+    e.result = *parsed;
+    e.correlation_id = stmt.column_text(11);
+    return e;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteAuditLog>> SqliteAuditLog::open(const std::string& data_dir,
+                                                             const Clock& clock) {
+    const std::string path = (std::filesystem::path(data_dir) / kStoreName).string();
+    auto db = store::Database::open(path);
+    if (!db.ok()) return db.status();
+    YUZU_RETURN_IF_ERROR(store::apply_migrations(**db, kStoreName, audit_migrations(), clock));
+    return std::unique_ptr<SqliteAuditLog>(new SqliteAuditLog(std::move(db).value(), clock));
+}
+
+SqliteAuditLog::SqliteAuditLog(std::unique_ptr<store::Database> db, const Clock& clock)
+    : db_(std::move(db)), clock_(clock) {}
+
+SqliteAuditLog::~SqliteAuditLog() = default;
+
+const std::string& SqliteAuditLog::path() const {
+    return db_->path();
+}
+
+Status SqliteAuditLog::record(AuditEvent event) {
+    try {
+        apply_field_limits(event);
+        if (event.timestamp_ms <= 0) event.timestamp_ms = clock_.now_ms();
+        const std::string what = "cannot record '" + event.action + "' in " + db_->path();
+
+        auto conn = db_->lock();
+        auto stmt = conn.prepare(
+            "INSERT INTO audit_events(timestamp_ms, principal, principal_kind, action, "
+            "target_type, target_id, detail, source_ip, user_agent, result, correlation_id) "
+            "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        if (!stmt.ok()) return with_context(stmt.status(), what);
+        stmt->bind(1, event.timestamp_ms)
+            .bind(2, event.principal)
+            .bind(3, event.principal_kind)
+            .bind(4, event.action)
+            .bind(5, event.target_type)
+            .bind(6, event.target_id)
+            .bind(7, event.detail)
+            .bind(8, event.source_ip)
+            .bind(9, event.user_agent)
+            .bind(10, audit_result_name(event.result))
+            .bind(11, event.correlation_id);
+        // One INSERT in autocommit mode is its own transaction: when run()
+        // returns Ok the row is committed.
+        const Status inserted = stmt->run();
+        return inserted.ok() ? inserted : with_context(inserted, what);
+    } catch (const std::exception& e) {  // allocation failure; keep the no-throw promise
+        return Status::Internal(std::string("audit: cannot record event: ") + e.what());
+    }
+}
+
+Result<AuditPage> SqliteAuditLog::query(const AuditQuery& q) const {
+    auto filter = AuditFilter::compile(q);
+    if (!filter.ok()) return filter.status();
+    const WhereClause where = where_clause(*filter);
+    const std::string sql = "SELECT " + std::string(kColumns) + " FROM audit_events" + where.sql +
+                            " ORDER BY timestamp_ms DESC, id DESC LIMIT :limit";
+
+    std::vector<AuditEvent> rows;
+    {
+        auto conn = db_->lock();
+        auto stmt = conn.prepare(sql);
+        if (!stmt.ok()) return with_context(stmt.status(), "query failed");
+        bind_filter(*stmt, *filter, where);
+        stmt->bind(":limit", filter->limit + 1);  // one extra row tells whether a page follows
+        for (;;) {
+            auto has_row = stmt->step();
+            if (!has_row.ok()) return with_context(has_row.status(), "query failed");
+            if (!*has_row) break;
+            auto event = read_event(*stmt);
+            if (!event.ok()) return event.status();
+            rows.push_back(std::move(event).value());
+        }
+    }
+    return filter->make_page(std::move(rows));
+}
+
+Status SqliteAuditLog::ready() const {
+    auto conn = db_->lock();
+    auto stmt = conn.prepare("SELECT EXISTS(SELECT 1 FROM audit_events)");
+    if (!stmt.ok()) return with_context(stmt.status(), "not ready");
+    auto row = stmt->step();
+    if (!row.ok()) return with_context(row.status(), "not ready");
+    return Status::Ok();
+}
+
+size_t SqliteAuditLog::prune_older_than(int64_t cutoff_ms) {
+    auto conn = db_->lock();
+    const auto prune = [&]() -> Result<size_t> {
+        auto tx = conn.transaction();
+        if (!tx.ok()) return tx.status();
+        // The gate is open only inside this transaction; the DELETE trigger
+        // refuses every other delete (audit_schema.hpp).
+        YUZU_RETURN_IF_ERROR(conn.exec("UPDATE audit_prune_gate SET open = 1 WHERE id = 1"));
+        auto stmt = conn.prepare("DELETE FROM audit_events WHERE timestamp_ms < ?");
+        if (!stmt.ok()) return stmt.status();
+        YUZU_RETURN_IF_ERROR(stmt->bind(1, cutoff_ms).run());
+        const auto deleted = static_cast<size_t>(conn.changes());
+        YUZU_RETURN_IF_ERROR(conn.exec("UPDATE audit_prune_gate SET open = 0 WHERE id = 1"));
+        YUZU_RETURN_IF_ERROR(tx.commit());
+        return deleted;
+    };
+    auto deleted = prune();
+    if (!deleted.ok()) {
+        spdlog::warn(
+            "audit: retention prune of rows older than {} ms in {} failed; nothing was "
+            "deleted: {}",
+            cutoff_ms, db_->path(), deleted.status().to_string());
+        return 0;
+    }
+    if (*deleted > 0) {
+        spdlog::info("audit: retention pruned {} row(s) older than {} ms", *deleted, cutoff_ms);
+    }
+    return *deleted;
+}
+
+}  // namespace yuzu::audit
