@@ -193,3 +193,35 @@ TEST(ServerLifecycle, SigtermWithRequestInFlightCompletesItAndExitsZero) {
 
 }  // namespace
 }  // namespace yuzu::testing
+
+namespace yuzu::testing {
+namespace {
+
+TEST(ServerLifecycle, RefusesToStartOnAStoreNewerThanTheBinary) {
+    TempDir dir;
+    const std::string data_dir = (dir.path() / "data").string();
+    {
+        // First start creates and migrates the stores.
+        ServerProcess::Options o;
+        o.data_dir = data_dir;
+        ServerProcess first(o);
+        ASSERT_FALSE(first.base_url().empty()) << first.log();
+        EXPECT_EQ(first.signal_and_wait(SIGTERM), 0);
+    }
+    std::string out;
+    ASSERT_EQ(run_command({"/usr/bin/sqlite3", data_dir + "/audit.db", "PRAGMA user_version=99;"},
+                          &out),
+              0)
+        << out;
+    ServerProcess::Options o;
+    o.data_dir = data_dir;
+    o.wait_until_ready = false;
+    ServerProcess second(o);
+    const int rc = second.wait_exit(std::chrono::seconds(20));
+    EXPECT_NE(rc, 0);
+    EXPECT_NE(rc, -1) << "server kept running on a newer store";
+    EXPECT_NE(second.log().find("newer"), std::string::npos) << second.log();
+}
+
+}  // namespace
+}  // namespace yuzu::testing

@@ -1,8 +1,10 @@
 #include "yuzu/app/flags.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 namespace yuzu::app {
@@ -56,6 +58,21 @@ Status validate_config(const ServerConfig& c) {
         return Status::InvalidArgument("--max-request-body must be from 1KiB to 1GiB");
     }
     if (c.data_dir.empty()) return Status::InvalidArgument("--data-dir must not be empty");
+    static const std::regex kOrigin(R"(^https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}$)");
+    for (const auto& origin : c.mcp_allowed_origins) {
+        if (!std::regex_match(origin, kOrigin)) {
+            return Status::InvalidArgument("--mcp-allowed-origin '" + origin +
+                                           "' must be exactly scheme://host:port, e.g. "
+                                           "http://127.0.0.1:6274");
+        }
+    }
+    static const std::regex kHost(R"(^[A-Za-z0-9.-]{1,253}$)");
+    for (const auto& host : c.allowed_hosts) {
+        if (!std::regex_match(host, kHost)) {
+            return Status::InvalidArgument("--allowed-host '" + host +
+                                           "' must be a host name without port or scheme");
+        }
+    }
     return Status::Ok();
 }
 
@@ -94,6 +111,32 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
         ->envname("YUZU_MAX_REQUEST_BODY")
         ->capture_default_str();
 
+    app.add_option("--bootstrap-admin-password-file", config.bootstrap_admin_password_file,
+                   "First start only: file holding the password of user 'admin' (else "
+                   "YUZU_BOOTSTRAP_ADMIN_PASSWORD, else generated)")
+        ->envname("YUZU_BOOTSTRAP_ADMIN_PASSWORD_FILE");
+    app.add_option("--secrets-key-file", config.secrets_key_file,
+                   "AES-256 key for secrets at rest (TOTP); created 0600 if missing "
+                   "(default <data-dir>/secrets.key)")
+        ->envname("YUZU_SECRETS_KEY_FILE");
+
+    app.add_flag("--mcp-disable", config.mcp_disable,
+                 "Refuse every MCP request with -32005 (kill switch)")
+        ->envname("YUZU_MCP_DISABLE");
+    app.add_flag("--mcp-read-only", config.mcp_read_only,
+                 "Refuse every MCP tool that is not a read with -32004")
+        ->envname("YUZU_MCP_READ_ONLY");
+    app.add_option("--mcp-allowed-origin", config.mcp_allowed_origins,
+                   "Origin allowed to call /mcp/v1/ besides the server's own (exact "
+                   "scheme://host:port; repeatable; env: comma-separated)")
+        ->envname("YUZU_MCP_ALLOWED_ORIGINS")
+        ->delimiter(',');
+    app.add_option("--allowed-host", config.allowed_hosts,
+                   "Host header name accepted besides loopback names when listening on "
+                   "loopback (DNS-rebinding protection; repeatable)")
+        ->envname("YUZU_ALLOWED_HOSTS")
+        ->delimiter(',');
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -114,6 +157,9 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
         return ExitRequest{2, "yuzu-server: --max-request-body: " + body.status().message() + "\n"};
     }
     config.max_request_body = *body;
+    if (const char* pw = std::getenv("YUZU_BOOTSTRAP_ADMIN_PASSWORD"); pw != nullptr) {
+        config.bootstrap_admin_password = pw;
+    }
     if (Status s = validate_config(config); !s.ok()) {
         return ExitRequest{2, "yuzu-server: " + s.message() + "\n"};
     }

@@ -7,11 +7,19 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "yuzu/audit/sqlite_audit_log.hpp"
+#include "yuzu/auth/identity.hpp"
 #include "yuzu/common/readiness.hpp"
+#include "yuzu/http/identity_resolver.hpp"
 #include "yuzu/http/server.hpp"
+#include "yuzu/mcp/http_transport.hpp"
+#include "yuzu/mcp/mcp_server.hpp"
+#include "yuzu/mcp/yuzu_catalogue.hpp"
 #include "yuzu/metrics/registry.hpp"
 #include "yuzu/store/private_dir.hpp"
 #include "yuzu/web/health_routes.hpp"
+#include "yuzu/web/routes.hpp"
+#include "yuzu/web/web_context.hpp"
 
 namespace yuzu::app {
 
@@ -19,9 +27,76 @@ struct ServerApp::Parts {
     ServerConfig config;
     metrics::Registry metrics;
     Readiness readiness;
+    // Declared in start order; destroyed in reverse, so listeners stop before
+    // the services and stores they call.
+    std::unique_ptr<audit::SqliteAuditLog> audit;
+    std::unique_ptr<auth::Identity> identity;
+    std::unique_ptr<http::IdentityResolver> resolver;
+    std::unique_ptr<web::WebContext> web;
+    mcp::McpSettings mcp_settings;
+    mcp::Catalogues mcp_catalogues;
+    std::unique_ptr<mcp::McpServer> mcp;
     std::unique_ptr<http::HttpServer> management;
     std::string listen_file;
 };
+
+namespace {
+
+bool is_loopback_address(const std::string& host) {
+    return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// Says once where the first admin password came from (never the password).
+void log_bootstrap(const auth::Identity& identity, audit::AuditLog& audit) {
+    const auto& b = identity.bootstrap();
+    if (b.kind == auth::BootstrapOutcomeKind::kAlreadyBootstrapped) return;
+    if (b.kind == auth::BootstrapOutcomeKind::kPasswordGenerated) {
+        spdlog::warn(
+            "created user '{}' with a generated password in {} (mode 0600); log in, "
+            "then delete the file",
+            b.username, b.password_path);
+    } else {
+        spdlog::info("created user '{}' with the password from {}", b.username,
+                     auth::bootstrap_outcome_name(b.kind));
+    }
+    audit::AuditEvent ev;
+    ev.principal = "system";
+    ev.principal_kind = "system";
+    ev.action = "auth.bootstrap_admin";
+    ev.target_type = "user";
+    ev.target_id = b.username;
+    ev.detail =
+        std::string("password source: ") + std::string(auth::bootstrap_outcome_name(b.kind));
+    (void)audit.record(std::move(ev));
+}
+
+}  // namespace
+
+Status ServerApp::wire_mcp(Parts& p) {
+    p.mcp_settings.disabled = p.config.mcp_disable;
+    p.mcp_settings.read_only = p.config.mcp_read_only;
+    mcp::CatalogueDeps deps{*p.audit,     *p.identity,
+                            p.readiness,  SystemClock::instance(),
+                            YUZU_VERSION, SystemClock::instance().now_ms()};
+    YUZU_RETURN_IF_ERROR(mcp::build_yuzu_catalogue(p.mcp_catalogues, deps));
+    mcp::McpServerOptions options;
+    options.server_version = YUZU_VERSION;
+    options.instructions =
+        "Yuzu manages a fleet of endpoints. Start with read tools; changes need the right MCP "
+        "tier and, for sensitive operations, a human's approval.";
+    p.mcp = std::make_unique<mcp::McpServer>(p.mcp_catalogues.tools, p.mcp_catalogues.resources,
+                                             p.mcp_catalogues.prompts, p.mcp_settings,
+                                             p.audit.get(), &p.identity->authorizer(), options);
+    mcp::TransportOptions transport;
+    transport.allowed_origins = p.config.mcp_allowed_origins;
+    transport.allowed_hosts = p.config.allowed_hosts;
+    transport.listening_on_loopback = is_loopback_address(p.config.listen.host);
+    transport.tls = p.management->tls();
+    mcp::register_mcp_routes(*p.management, *p.mcp, p.mcp_settings, *p.resolver, transport);
+    if (p.config.mcp_disable) spdlog::warn("MCP is disabled (--mcp-disable)");
+    if (p.config.mcp_read_only) spdlog::warn("MCP is read-only (--mcp-read-only)");
+    return Status::Ok();
+}
 
 ServerApp::ServerApp(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
 
@@ -46,6 +121,23 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
         return Status::Ok();
     });
 
+    auto audit_log = audit::SqliteAuditLog::open(config.data_dir);
+    if (!audit_log.ok()) return audit_log.status();
+    parts->audit = std::move(audit_log).value();
+    parts->readiness.add("audit.db", [a = parts->audit.get()] { return a->ready(); });
+
+    auth::IdentityOptions identity_options;
+    identity_options.data_dir = config.data_dir;
+    identity_options.bootstrap_password_file = config.bootstrap_admin_password_file;
+    identity_options.bootstrap_password_value = config.bootstrap_admin_password;
+    identity_options.secrets_key_file = config.secrets_key_file;
+    auto identity = auth::Identity::open(identity_options, SystemClock::instance());
+    if (!identity.ok()) return identity.status();
+    parts->identity = std::move(identity).value();
+    parts->readiness.add("auth.db", [i = parts->identity.get()] { return i->ready(); });
+    log_bootstrap(*parts->identity, *parts->audit);
+    parts->resolver = std::make_unique<http::IdentityResolver>(*parts->identity);
+
     http::ServerOptions options;
     options.name = "management";
     options.host = config.listen.host;
@@ -58,7 +150,12 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
     if (!server.ok()) return server.status();
     parts->management = std::move(server).value();
 
+    parts->web = std::unique_ptr<web::WebContext>(
+        new web::WebContext{*parts->identity, *parts->audit, *parts->resolver,
+                            SystemClock::instance(), parts->management->tls()});
     web::register_health_routes(*parts->management, parts->readiness, parts->metrics);
+    web::register_rest_routes(*parts->management, *parts->web);
+    YUZU_RETURN_IF_ERROR(wire_mcp(*parts));
     return std::unique_ptr<ServerApp>(new ServerApp(std::move(parts)));
 }
 

@@ -25,6 +25,17 @@ struct ServerConfig {
     std::string tls_key_file;
     int http_worker_threads = 0;  // 0 = derive from the core count
     size_t max_request_body = 4 * 1024 * 1024;
+    // First-start admin password: a file, or YUZU_BOOTSTRAP_ADMIN_PASSWORD
+    // (environment only: a command line is visible to every local user).
+    std::string bootstrap_admin_password_file;
+    std::string bootstrap_admin_password;
+    std::string secrets_key_file;  // default <data-dir>/secrets.key
+
+    // MCP kill switches and transport allow-lists.
+    bool mcp_disable = false;
+    bool mcp_read_only = false;
+    std::vector<std::string> mcp_allowed_origins;  // exact scheme://host:port
+    std::vector<std::string> allowed_hosts;        // extra Host names when on loopback
 
     // The worker count actually used (derived when http_worker_threads is 0).
     int effective_worker_threads() const;

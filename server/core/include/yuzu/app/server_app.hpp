@@ -32,6 +32,7 @@ class ServerApp {
 
   private:
     struct Parts;
+    static Status wire_mcp(Parts& parts);
     explicit ServerApp(std::unique_ptr<Parts> parts);
     std::unique_ptr<Parts> parts_;
 };

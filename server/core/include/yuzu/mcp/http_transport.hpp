@@ -1,0 +1,43 @@
+// The Streamable HTTP binding of the MCP server at /mcp/v1 (with and without
+// the trailing slash). Order of checks for a POST:
+//
+//   --mcp-disable → Host (DNS rebinding) → Origin → Content-Type → Accept →
+//   MCP-Protocol-Version → authentication → JSON-RPC parse → McpServer
+//
+// The body-size cap (413) is enforced by the HTTP layer before any of these.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace yuzu::http {
+class HttpServer;
+class CredentialResolver;
+}  // namespace yuzu::http
+
+namespace yuzu::mcp {
+
+class McpServer;
+struct McpSettings;
+
+struct TransportOptions {
+    // Exact scheme://host:port strings allowed in an Origin header besides the
+    // server's own origin.
+    std::vector<std::string> allowed_origins;
+    // Host header names accepted besides loopback names, when listening on a
+    // loopback address (DNS-rebinding protection).
+    std::vector<std::string> allowed_hosts;
+    bool listening_on_loopback = true;
+    bool tls = false;
+};
+
+void register_mcp_routes(http::HttpServer& server, const McpServer& mcp,
+                         const McpSettings& settings, const http::CredentialResolver& resolver,
+                         TransportOptions options);
+
+// Exposed for unit tests.
+bool accept_allows_mcp(const std::string& accept_header);
+bool is_loopback_host(const std::string& host_header);
+std::string host_without_port(const std::string& host_header);
+
+}  // namespace yuzu::mcp

@@ -1,0 +1,63 @@
+// McpServer: routes one JSON-RPC message to its method. Transport-agnostic
+// (the HTTP binding is in http_transport.hpp). Safe to call from any thread
+// once constructed.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "yuzu/auth/principal.hpp"
+#include "yuzu/mcp/catalogue.hpp"
+#include "yuzu/mcp/jsonrpc.hpp"
+#include "yuzu/mcp/pipeline.hpp"
+
+namespace yuzu::mcp {
+
+// Newest first; an unknown requested version is answered with the first.
+inline const std::vector<std::string> kSupportedProtocolVersions = {"2025-11-25", "2025-06-18",
+                                                                    "2025-03-26"};
+// Assumed when a request carries no MCP-Protocol-Version header.
+inline constexpr char kDefaultProtocolVersion[] = "2025-03-26";
+bool is_supported_protocol_version(const std::string& version);
+
+struct McpServerOptions {
+    std::string server_version;
+    std::string instructions;
+    size_t page_size = 100;  // list pagination
+};
+
+class McpServer {
+  public:
+    McpServer(const ToolCatalogue& tools, const ResourceCatalogue& resources,
+              const PromptCatalogue& prompts, const McpSettings& settings, audit::AuditLog* audit,
+              const auth::Authorizer* authorizer, McpServerOptions options);
+
+    // The serialized JSON-RPC response, or nullopt for a notification or a
+    // client response (the transport answers those with 202).
+    std::optional<std::string> handle(const RpcMessage& message, const auth::Principal& who,
+                                      const RequestInfo& info) const;
+
+  private:
+    using MethodResult = std::variant<nlohmann::json, RpcError>;
+    MethodResult initialize(const nlohmann::json& params) const;
+    MethodResult list_tools(const nlohmann::json& params, const RequestInfo& info) const;
+    MethodResult list_resources(const nlohmann::json& params, const RequestInfo& info) const;
+    MethodResult list_resource_templates(const nlohmann::json& params,
+                                         const RequestInfo& info) const;
+    MethodResult read_resource(const nlohmann::json& params, const auth::Principal& who,
+                               const RequestInfo& info) const;
+    MethodResult list_prompts(const nlohmann::json& params, const RequestInfo& info) const;
+    MethodResult get_prompt(const nlohmann::json& params, const RequestInfo& info) const;
+    MethodResult complete(const nlohmann::json& params, const RequestInfo& info) const;
+    MethodResult set_logging_level(const nlohmann::json& params, const RequestInfo& info) const;
+
+    const ToolCatalogue& tools_;
+    const ResourceCatalogue& resources_;
+    const PromptCatalogue& prompts_;
+    PipelineEnv env_;
+    McpServerOptions options_;
+};
+
+}  // namespace yuzu::mcp

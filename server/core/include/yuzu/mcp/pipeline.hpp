@@ -1,0 +1,85 @@
+// The tools/call pipeline. Each step is a function with one job, run in this
+// order (DESIGN.md, "One tools/call, end to end"):
+//
+//   1. check_read_only      --mcp-read-only refuses non-read tools     -32004
+//   2. check_registration   a tool with no tier key is refused         -32603
+//   3. check_tier           tier_allows(tier, type, op)                -32004
+//   4. check_arguments      inputSchema validation                     -32602
+//   5. check_approval       requires_approval → ticket flow            -32006/-32004/-32003
+//   6. check_rbac           the tool's RBAC check                      -32003
+//   7. the handler
+//   8. one audit row mcp.<tool> for the outcome, success or denial
+//
+// The --mcp-disable kill switch runs earlier, in the transport, before auth.
+#pragma once
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "yuzu/auth/principal.hpp"
+#include "yuzu/mcp/catalogue.hpp"
+#include "yuzu/mcp/jsonrpc.hpp"
+
+namespace yuzu::audit {
+class AuditLog;
+}
+namespace yuzu::auth {
+class Authorizer;
+}
+
+namespace yuzu::mcp {
+
+// Kill switches; atomics so an operator toggle takes effect on the next call.
+struct McpSettings {
+    std::atomic<bool> disabled{false};
+    std::atomic<bool> read_only{false};
+};
+
+struct RequestInfo {
+    std::string correlation_id;
+    std::string source_ip;
+    std::string user_agent;
+};
+
+struct PipelineEnv {
+    const ToolCatalogue& tools;
+    const McpSettings& settings;
+    audit::AuditLog* audit = nullptr;              // null only in stripped harnesses
+    const auth::Authorizer* authorizer = nullptr;  // null → every RBAC check denies
+};
+
+// A step's refusal: the JSON-RPC error and what the audit row says.
+struct Denial {
+    RpcError error;
+    std::string audit_result;  // "denied", "failure" or "error"
+    std::string audit_detail;
+};
+
+std::optional<Denial> check_read_only(const McpSettings& settings, const ToolSpec& tool,
+                                      const RequestInfo& info);
+std::optional<Denial> check_registration(const ToolSpec& tool, const RequestInfo& info);
+std::optional<Denial> check_tier(const ToolSpec& tool, const auth::Principal& who,
+                                 const RequestInfo& info);
+std::optional<Denial> check_arguments(const ToolSpec& tool, const nlohmann::json& arguments,
+                                      const RequestInfo& info);
+std::optional<Denial> check_approval(const ToolSpec& tool, const auth::Principal& who,
+                                     const RequestInfo& info);
+std::optional<Denial> check_rbac(const PipelineEnv& env, const ToolSpec& tool,
+                                 const ToolCall& call);
+
+struct CallOutcome {
+    std::optional<nlohmann::json> result;  // the tools/call result object
+    std::optional<RpcError> error;
+};
+
+// Runs steps 1–8 for one tools/call whose params are `params`.
+CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
+                          const nlohmann::json& params, const RequestInfo& info);
+
+// The result object for a successful call: structuredContent plus its text
+// copy in content[0].
+nlohmann::json tool_result(const nlohmann::json& structured);
+
+}  // namespace yuzu::mcp

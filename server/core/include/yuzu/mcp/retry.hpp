@@ -1,0 +1,37 @@
+// Every retry_after_ms the MCP server emits comes from one of these named
+// constants — error-shaped (error.data) and, for the three result-poll tools,
+// success-shaped (in the tool's own payload). Each keeps its own symbol even
+// where values coincide, so one can be re-tuned without dragging another.
+#pragma once
+
+#include <cstdint>
+
+namespace yuzu::mcp {
+
+// A transient store or subsystem fault on an error-shaped response. Matches
+// the REST 503 Retry-After: long enough for a WAL checkpoint or a busy
+// writer to clear (busy_timeout is 5 s), short enough not to strand a client.
+inline constexpr int64_t kMcpStoreFaultRetryMs = 5000;
+
+// Plugin-config and API-token-rotation faults. Parity with the REST
+// Retry-After: 2 on those routes: the contention is a single row, released
+// within one request's lifetime.
+inline constexpr int64_t kMcpStoreFaultShortRetryMs = 2000;
+
+// A provider (DEX/app-perf) still initialising at server start: its first
+// aggregation pass takes a few seconds after boot.
+inline constexpr int64_t kMcpProviderWarmupRetryMs = 5000;
+
+// Success-shaped "result not ready" from get_execution_status,
+// query_responses and get_bundle_result. No dispatch-to-first-result
+// histogram exists to measure from, so this is one agent heartbeat/long-poll
+// cycle; counted by yuzu_mcp_poll_total{tool,result} so it can be tuned from
+// real poll rates.
+inline constexpr int64_t kMcpResultPollRetryMs = 2000;
+
+// An approval ticket (-32006) waits on a human: polling faster than every
+// 30 s only amplifies load; minting is deduplicated, so a recall before the
+// ticket resolves returns the same pending ticket.
+inline constexpr int64_t kMcpApprovalPollRetryMs = 30000;
+
+}  // namespace yuzu::mcp

@@ -1,0 +1,78 @@
+// ToolSpec: one MCP tool, declared once beside its domain service — name,
+// schemas, annotations, tier key, RBAC check, approval hooks and handler side
+// by side. tools/list, the tier check, the approval gate and the docs table
+// are all read from these declarations.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "yuzu/auth/principal.hpp"
+#include "yuzu/auth/rbac.hpp"
+#include "yuzu/common/status.hpp"
+
+namespace yuzu::mcp {
+
+class JsonSchema;
+
+struct ToolAnnotations {
+    bool read_only = true;
+    bool destructive = false;
+    bool idempotent = true;
+    bool open_world = false;
+};
+
+// What a handler sees of one tools/call.
+struct ToolCall {
+    const auth::Principal& principal;
+    const nlohmann::json& arguments;  // schema-validated; approval_id removed
+    const std::string& correlation_id;
+    const std::string& source_ip;
+};
+
+// A handler failure that carries a remediation for the client. A plain
+// Status maps by code (InvalidArgument/NotFound → -32602, PermissionDenied →
+// -32003, Unavailable → -32603 with a retry, Internal → -32603).
+struct ToolFailure {
+    Status status;
+    std::string remediation;
+    std::optional<int64_t> retry_after_ms;
+};
+
+using ToolHandler = std::function<Result<nlohmann::json>(const ToolCall&)>;
+// A handler that returns the whole MCP CallToolResult ({content, isError,
+// structuredContent?}) itself, for tools whose output is not structured data
+// (images, audio, embedded resources) or that report a tool-level error
+// (isError: true). The pipeline passes it through unchanged.
+using ToolContentHandler = std::function<Result<nlohmann::json>(const ToolCall&)>;
+// The RBAC step. Returns ok, or PermissionDenied naming what is missing.
+using ToolAuthorize = std::function<Status(const ToolCall&)>;
+
+struct ToolSpec {
+    std::string name;
+    std::string title;
+    std::string description;
+    nlohmann::json input_schema;   // JSON Schema 2020-12, an object schema
+    nlohmann::json output_schema;  // null when the tool declares none
+    ToolAnnotations annotations;
+    // The security registration: the (securable type, operation) pair the
+    // tier policy and the approval decision read. A tool without one is
+    // refused at call time (fail closed).
+    std::optional<auth::Permission> tier_key;
+    // RBAC; when empty the pipeline checks `tier_key` through the Authorizer.
+    ToolAuthorize authorize;
+    // Exactly one of the two is set: `handler` (structured result, wrapped by
+    // tool_result()) or `content_handler` (a complete result object).
+    ToolHandler handler;
+    ToolContentHandler content_handler;
+
+    // Filled by the catalogue when the tool is added.
+    std::shared_ptr<const JsonSchema> compiled_input_schema;
+
+    bool is_write() const { return !tier_key || tier_key->op != auth::Operation::kRead; }
+};
+
+}  // namespace yuzu::mcp

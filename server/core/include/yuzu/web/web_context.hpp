@@ -1,0 +1,56 @@
+// What REST and dashboard route files need: the identity services, the audit
+// log, the clock and the listener's TLS state. Built once by the app.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "yuzu/auth/principal.hpp"
+#include "yuzu/auth/rbac_permission.hpp"
+#include "yuzu/common/clock.hpp"
+#include "yuzu/http/authenticator.hpp"
+#include "yuzu/http/server.hpp"
+
+namespace yuzu::audit {
+class AuditLog;
+}
+namespace yuzu::auth {
+class Identity;
+}
+
+namespace yuzu::web {
+
+struct WebContext {
+    auth::Identity& identity;
+    audit::AuditLog& audit;
+    const http::CredentialResolver& resolver;
+    const Clock& clock;
+    bool tls = false;  // cookies get Secure under TLS
+};
+
+using AuthedHandler =
+    std::function<void(const httplib::Request&, httplib::Response&, const http::Authenticated&)>;
+
+// Authenticates (401 with WWW-Authenticate otherwise), rejects cookie
+// requests that change state without the CSRF token (403), then runs `fn`.
+http::Handler authed(const WebContext& ctx, AuthedHandler fn);
+
+// The REST permission check, identical to the MCP pipeline's: for MCP tokens
+// the tier must allow the operation and it must not need approval (approval
+// is an MCP flow), then RBAC. PermissionDenied names what is missing.
+Status require_permission(const WebContext& ctx, const auth::Principal& who,
+                          auth::Permission what);
+
+// One audit row for a REST action, with the request's correlation id,
+// source address and user agent. Never throws; a failed write is logged.
+void audit_request(const WebContext& ctx, const httplib::Request& req,
+                   const httplib::Response& res, const auth::Principal* who,
+                   const std::string& action, const std::string& target_type,
+                   const std::string& target_id, const std::string& result,
+                   const std::string& detail = "");
+
+// Writes the REST error body for a non-ok Status (code → HTTP status via the
+// one table in status.cpp).
+void write_status(httplib::Response& res, const Status& status);
+
+}  // namespace yuzu::web

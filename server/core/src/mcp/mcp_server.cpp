@@ -1,0 +1,349 @@
+#include "yuzu/mcp/mcp_server.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "yuzu/mcp/error_codes.hpp"
+
+namespace yuzu::mcp {
+namespace {
+
+RpcError invalid_params(const std::string& message, const RequestInfo& info,
+                        const std::string& remediation) {
+    return RpcError{kInvalidParams, message,
+                    error_envelope(info.correlation_id, std::nullopt, remediation)};
+}
+
+// Cursors are opaque to clients; ours is the decimal offset of the next page.
+std::variant<size_t, RpcError> parse_cursor(const nlohmann::json& params, const RequestInfo& info) {
+    if (!params.is_object()) return size_t{0};
+    auto it = params.find("cursor");
+    if (it == params.end() || it->is_null()) return size_t{0};
+    if (!it->is_string()) {
+        return invalid_params("cursor must be a string", info, "pass nextCursor back unchanged");
+    }
+    const auto& text = it->get_ref<const std::string&>();
+    size_t offset = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), offset);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
+        return invalid_params("invalid cursor", info, "pass nextCursor back unchanged");
+    }
+    return offset;
+}
+
+template <typename Items, typename ToJson>
+std::variant<nlohmann::json, RpcError> paginate(const Items& items, const char* key,
+                                                const nlohmann::json& params,
+                                                const RequestInfo& info, size_t page_size,
+                                                ToJson to_json) {
+    auto cursor = parse_cursor(params, info);
+    if (auto* err = std::get_if<RpcError>(&cursor)) return *err;
+    const size_t offset = std::get<size_t>(cursor);
+    if (offset > items.size()) {
+        return invalid_params("invalid cursor", info, "pass nextCursor back unchanged");
+    }
+    nlohmann::json page = nlohmann::json::array();
+    const size_t end = std::min(items.size(), offset + page_size);
+    for (size_t i = offset; i < end; ++i) page.push_back(to_json(items[i]));
+    nlohmann::json result = {{key, std::move(page)}};
+    if (end < items.size()) result["nextCursor"] = std::to_string(end);
+    return result;
+}
+
+const std::vector<std::string> kLogLevels = {"debug", "info",     "notice", "warning",
+                                             "error", "critical", "alert",  "emergency"};
+
+}  // namespace
+
+bool is_supported_protocol_version(const std::string& version) {
+    return std::find(kSupportedProtocolVersions.begin(), kSupportedProtocolVersions.end(),
+                     version) != kSupportedProtocolVersions.end();
+}
+
+McpServer::McpServer(const ToolCatalogue& tools, const ResourceCatalogue& resources,
+                     const PromptCatalogue& prompts, const McpSettings& settings,
+                     audit::AuditLog* audit, const auth::Authorizer* authorizer,
+                     McpServerOptions options)
+    : tools_(tools),
+      resources_(resources),
+      prompts_(prompts),
+      env_{tools, settings, audit, authorizer},
+      options_(std::move(options)) {}
+
+std::optional<std::string> McpServer::handle(const RpcMessage& message, const auth::Principal& who,
+                                             const RequestInfo& info) const {
+    if (message.kind != RpcMessage::Kind::kRequest) return std::nullopt;
+    const nlohmann::json params =
+        message.params.is_null() ? nlohmann::json::object() : message.params;
+    const std::string& m = message.method;
+    MethodResult r;
+    if (m == "initialize") {
+        r = initialize(params);
+    } else if (m == "ping") {
+        r = nlohmann::json::object();
+    } else if (m == "tools/list") {
+        r = list_tools(params, info);
+    } else if (m == "tools/call") {
+        CallOutcome outcome = run_tool_call(env_, who, params, info);
+        if (outcome.error) return make_error(message.id, *outcome.error);
+        return make_result(message.id, std::move(*outcome.result));
+    } else if (m == "resources/list") {
+        r = list_resources(params, info);
+    } else if (m == "resources/templates/list") {
+        r = list_resource_templates(params, info);
+    } else if (m == "resources/read") {
+        r = read_resource(params, who, info);
+    } else if (m == "prompts/list") {
+        r = list_prompts(params, info);
+    } else if (m == "prompts/get") {
+        r = get_prompt(params, info);
+    } else if (m == "completion/complete") {
+        r = complete(params, info);
+    } else if (m == "logging/setLevel") {
+        r = set_logging_level(params, info);
+    } else {
+        r = RpcError{kMethodNotFound, "Method not found: " + m,
+                     error_envelope(info.correlation_id, std::nullopt,
+                                    "see the server's capabilities from initialize")};
+    }
+    if (auto* err = std::get_if<RpcError>(&r)) return make_error(message.id, *err);
+    return make_result(message.id, std::move(std::get<nlohmann::json>(r)));
+}
+
+McpServer::MethodResult McpServer::initialize(const nlohmann::json& params) const {
+    std::string version = kSupportedProtocolVersions.front();
+    if (auto it = params.find("protocolVersion"); it != params.end() && it->is_string()) {
+        if (is_supported_protocol_version(it->get<std::string>())) version = it->get<std::string>();
+    }
+    nlohmann::json result = {
+        {"protocolVersion", version},
+        {"capabilities",
+         {{"tools", {{"listChanged", false}}},
+          {"resources", {{"subscribe", false}, {"listChanged", false}}},
+          {"prompts", {{"listChanged", false}}},
+          {"logging", nlohmann::json::object()},
+          {"completions", nlohmann::json::object()}}},
+        {"serverInfo",
+         {{"name", "yuzu-server"}, {"title", "Yuzu"}, {"version", options_.server_version}}},
+    };
+    if (!options_.instructions.empty()) result["instructions"] = options_.instructions;
+    return result;
+}
+
+McpServer::MethodResult McpServer::list_tools(const nlohmann::json& params,
+                                              const RequestInfo& info) const {
+    auto r = paginate(tools_.tools(), "tools", params, info, options_.page_size,
+                      [this](const ToolSpec& t) { return tools_.list_entry(t); });
+    if (auto* e = std::get_if<RpcError>(&r)) return *e;
+    return std::get<nlohmann::json>(r);
+}
+
+McpServer::MethodResult McpServer::list_resources(const nlohmann::json& params,
+                                                  const RequestInfo& info) const {
+    auto r = paginate(resources_.resources(), "resources", params, info, options_.page_size,
+                      [](const ResourceSpec& s) {
+                          return nlohmann::json{{"uri", s.uri},
+                                                {"name", s.name},
+                                                {"title", s.title},
+                                                {"description", s.description},
+                                                {"mimeType", s.mime_type}};
+                      });
+    if (auto* e = std::get_if<RpcError>(&r)) return *e;
+    return std::get<nlohmann::json>(r);
+}
+
+McpServer::MethodResult McpServer::list_resource_templates(const nlohmann::json& params,
+                                                           const RequestInfo& info) const {
+    auto r = paginate(resources_.templates(), "resourceTemplates", params, info, options_.page_size,
+                      [](const ResourceTemplateSpec& s) {
+                          return nlohmann::json{{"uriTemplate", s.uri_template},
+                                                {"name", s.name},
+                                                {"title", s.title},
+                                                {"description", s.description},
+                                                {"mimeType", s.mime_type}};
+                      });
+    if (auto* e = std::get_if<RpcError>(&r)) return *e;
+    return std::get<nlohmann::json>(r);
+}
+
+McpServer::MethodResult McpServer::read_resource(const nlohmann::json& params,
+                                                 const auth::Principal& who,
+                                                 const RequestInfo& info) const {
+    auto it = params.find("uri");
+    if (it == params.end() || !it->is_string()) {
+        return invalid_params("resources/read needs params.uri (a string)", info,
+                              "pass a uri from resources/list");
+    }
+    const std::string uri = it->get<std::string>();
+    const ResourceSpec* spec = resources_.find(uri);
+    if (spec == nullptr) {
+        UriVariables vars;
+        if (const ResourceTemplateSpec* tmpl = resources_.find_template(uri, vars)) {
+            auto text = tmpl->read(vars, who);
+            if (!text.ok()) {
+                return invalid_params(
+                    "cannot read " + uri.substr(0, 256) + ": " + text.status().message(), info,
+                    "pass a uri that matches a resource template");
+            }
+            return nlohmann::json{
+                {"contents",
+                 nlohmann::json::array(
+                     {{{"uri", uri}, {"mimeType", tmpl->mime_type}, {"text", *text}}})}};
+        }
+        return invalid_params("Unknown resource URI: " + uri.substr(0, 256), info,
+                              "pass a uri from resources/list");
+    }
+    if (spec->authorize) {
+        if (Status s = spec->authorize(who); !s.ok()) {
+            return RpcError{kPermissionDenied, s.message(),
+                            error_envelope(info.correlation_id, std::nullopt,
+                                           "ask an administrator for the needed role")};
+        }
+    }
+    auto text = spec->read(who);
+    if (!text.ok()) {
+        return RpcError{kInternalError, "resource unavailable: " + uri,
+                        error_envelope(info.correlation_id, std::nullopt,
+                                       "retry later; report the correlation_id if it persists")};
+    }
+    return nlohmann::json{
+        {"contents", nlohmann::json::array({{{"uri", uri},
+                                             {"mimeType", spec->mime_type},
+                                             {spec->base64_blob ? "blob" : "text", *text}}})}};
+}
+
+McpServer::MethodResult McpServer::list_prompts(const nlohmann::json& params,
+                                                const RequestInfo& info) const {
+    auto r = paginate(
+        prompts_.prompts(), "prompts", params, info, options_.page_size, [](const PromptSpec& p) {
+            nlohmann::json args = nlohmann::json::array();
+            for (const auto& a : p.arguments) {
+                args.push_back(
+                    {{"name", a.name}, {"description", a.description}, {"required", a.required}});
+            }
+            return nlohmann::json{{"name", p.name},
+                                  {"title", p.title},
+                                  {"description", p.description},
+                                  {"arguments", args}};
+        });
+    if (auto* e = std::get_if<RpcError>(&r)) return *e;
+    return std::get<nlohmann::json>(r);
+}
+
+McpServer::MethodResult McpServer::get_prompt(const nlohmann::json& params,
+                                              const RequestInfo& info) const {
+    auto it = params.find("name");
+    if (it == params.end() || !it->is_string()) {
+        return invalid_params("prompts/get needs params.name", info,
+                              "pass a name from prompts/list");
+    }
+    const PromptSpec* spec = prompts_.find(it->get<std::string>());
+    if (spec == nullptr) {
+        return invalid_params("Unknown prompt: " + it->get<std::string>().substr(0, 128), info,
+                              "pass a name from prompts/list");
+    }
+    // Arguments may arrive under params.arguments (the spec) or at the top
+    // level of params (older clients).
+    const nlohmann::json* source = &params;
+    if (auto a = params.find("arguments"); a != params.end() && a->is_object()) source = &*a;
+    std::map<std::string, std::string> rendered;
+    for (const auto& arg : spec->arguments) {
+        auto v = source->find(arg.name);
+        const bool present = v != source->end() && !v->is_null();
+        if (!present) {
+            if (arg.required) {
+                return invalid_params("missing required argument: " + arg.name, info,
+                                      "supply '" + arg.name + "'");
+            }
+            if (!arg.allowed_values.empty()) rendered[arg.name] = arg.allowed_values.front();
+            continue;
+        }
+        std::string text = v->is_string() ? v->get<std::string>() : v->dump();
+        if (!arg.allowed_values.empty()) {
+            // Closed enum: the caller's text never reaches the prompt.
+            auto match = std::find(arg.allowed_values.begin(), arg.allowed_values.end(), text);
+            rendered[arg.name] =
+                match == arg.allowed_values.end() ? arg.allowed_values.front() : *match;
+        } else if (arg.is_integer) {
+            int64_t n = 0;
+            auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+            if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
+                return invalid_params("argument '" + arg.name + "' must be an integer", info,
+                                      "pass a whole number");
+            }
+            rendered[arg.name] = std::to_string(n);
+        } else {
+            if (text.size() > 4096) {
+                return invalid_params("argument '" + arg.name + "' is longer than 4096 bytes", info,
+                                      "shorten it");
+            }
+            rendered[arg.name] = wrap_untrusted_argument(arg.name, text);
+        }
+    }
+    if (spec->render_messages) {
+        auto messages = spec->render_messages(rendered);
+        if (!messages.ok()) {
+            return invalid_params(messages.status().message(), info, "check the prompt arguments");
+        }
+        return nlohmann::json{{"description", spec->description}, {"messages", *messages}};
+    }
+    auto body = spec->render(rendered);
+    if (!body.ok()) {
+        return invalid_params(body.status().message(), info, "check the prompt arguments");
+    }
+    return nlohmann::json{
+        {"description", spec->description},
+        {"messages", nlohmann::json::array(
+                         {{{"role", "user"}, {"content", {{"type", "text"}, {"text", *body}}}}})}};
+}
+
+McpServer::MethodResult McpServer::complete(const nlohmann::json& params,
+                                            const RequestInfo& info) const {
+    auto ref = params.find("ref");
+    auto argument = params.find("argument");
+    if (ref == params.end() || !ref->is_object() || argument == params.end() ||
+        !argument->is_object()) {
+        return invalid_params("completion/complete needs params.ref and params.argument", info,
+                              "see the MCP completion specification");
+    }
+    nlohmann::json values = nlohmann::json::array();
+    if (ref->value("type", "") == "ref/prompt") {
+        const PromptSpec* spec = prompts_.find(ref->value("name", ""));
+        if (spec == nullptr) {
+            return invalid_params("Unknown prompt: " + ref->value("name", ""), info,
+                                  "pass a name from prompts/list");
+        }
+        const std::string arg_name = argument->value("name", "");
+        const std::string prefix = argument->value("value", "");
+        for (const auto& a : spec->arguments) {
+            if (a.name != arg_name) continue;
+            for (const auto& v : a.allowed_values) {
+                if (v.rfind(prefix, 0) == 0) values.push_back(v);
+            }
+        }
+    } else if (ref->value("type", "") != "ref/resource") {
+        return invalid_params("ref.type must be ref/prompt or ref/resource", info,
+                              "see the MCP completion specification");
+    }
+    const size_t total = values.size();
+    return nlohmann::json{
+        {"completion", {{"values", std::move(values)}, {"total", total}, {"hasMore", false}}}};
+}
+
+McpServer::MethodResult McpServer::set_logging_level(const nlohmann::json& params,
+                                                     const RequestInfo& info) const {
+    auto it = params.find("level");
+    if (it == params.end() || !it->is_string() ||
+        std::find(kLogLevels.begin(), kLogLevels.end(), it->get<std::string>()) ==
+            kLogLevels.end()) {
+        return invalid_params(
+            "level must be one of debug, info, notice, warning, error, "
+            "critical, alert, emergency",
+            info, "pass an RFC 5424 level name");
+    }
+    // Log notifications need the session stream; until then the level is
+    // accepted and nothing is sent below it (nothing is sent at all).
+    return nlohmann::json::object();
+}
+
+}  // namespace yuzu::mcp

@@ -1,0 +1,256 @@
+#include "yuzu/mcp/pipeline.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "yuzu/audit/audit_log.hpp"
+#include "yuzu/auth/authorizer.hpp"
+#include "yuzu/auth/tier_policy.hpp"
+#include "yuzu/mcp/error_codes.hpp"
+#include "yuzu/mcp/json_schema.hpp"
+#include "yuzu/mcp/retry.hpp"
+
+namespace yuzu::mcp {
+namespace {
+
+constexpr char kEscalate[] = "use a higher-tier MCP token, or the REST API / dashboard";
+
+Denial make_denial(int code, std::string message, const RequestInfo& info,
+                   std::optional<int64_t> retry, std::string remediation, std::string result,
+                   std::string detail) {
+    Denial d;
+    d.error.code = code;
+    d.error.message = std::move(message);
+    d.error.data = error_envelope(info.correlation_id, retry, remediation);
+    d.audit_result = std::move(result);
+    d.audit_detail = std::move(detail);
+    return d;
+}
+
+std::string permission_text(const ToolSpec& tool) {
+    return tool.tier_key ? auth::permission_name(*tool.tier_key) : std::string("unregistered");
+}
+
+void write_audit(const PipelineEnv& env, const auth::Principal& who, const std::string& tool,
+                 const std::string& result, const std::string& detail, const RequestInfo& info) {
+    if (env.audit == nullptr) return;
+    audit::AuditEvent ev;
+    ev.principal = who.username;
+    ev.principal_kind = std::string(auth::principal_kind_name(who.kind));
+    ev.action = "mcp." + tool;
+    ev.target_type = "mcp_tool";
+    ev.target_id = tool;
+    ev.detail = detail;
+    ev.source_ip = info.source_ip;
+    ev.user_agent = info.user_agent;
+    ev.result = audit::parse_audit_result(result).value_or(audit::AuditResult::kError);
+    ev.correlation_id = info.correlation_id;
+    if (Status s = env.audit->record(std::move(ev)); !s.ok()) {
+        spdlog::error("correlation_id={} audit write for mcp.{} failed: {}", info.correlation_id,
+                      tool, s.message());
+    }
+}
+
+RpcError map_handler_failure(const Status& s, const RequestInfo& info, const std::string& tool) {
+    RpcError e;
+    switch (s.code()) {
+        case StatusCode::kInvalidArgument:
+        case StatusCode::kNotFound:
+        case StatusCode::kAlreadyExists:
+        case StatusCode::kPayloadTooLarge:
+            e.code = kInvalidParams;
+            e.message = s.message();
+            e.data = error_envelope(info.correlation_id, std::nullopt,
+                                    "correct the arguments and call again");
+            break;
+        case StatusCode::kPermissionDenied:
+        case StatusCode::kFailedPrecondition:
+            e.code = kPermissionDenied;
+            e.message = s.message();
+            e.data = error_envelope(info.correlation_id, std::nullopt,
+                                    "ask an administrator for the permission, or use the "
+                                    "dashboard");
+            break;
+        case StatusCode::kUnavailable:
+        case StatusCode::kResourceExhausted:
+            e.code = kInternalError;
+            e.message = s.message();
+            e.data = error_envelope(info.correlation_id, kMcpStoreFaultRetryMs,
+                                    "a store or subsystem is temporarily unavailable; retry "
+                                    "after retry_after_ms");
+            break;
+        default:
+            // Internals stay in the log, keyed by the correlation id.
+            spdlog::error("correlation_id={} tool {} failed: {}", info.correlation_id, tool,
+                          s.to_string());
+            e.code = kInternalError;
+            e.message = "Internal error";
+            e.data = error_envelope(info.correlation_id, std::nullopt,
+                                    "report the correlation_id to the server operator");
+            break;
+    }
+    return e;
+}
+
+}  // namespace
+
+std::optional<Denial> check_read_only(const McpSettings& settings, const ToolSpec& tool,
+                                      const RequestInfo& info) {
+    if (!settings.read_only.load() || !tool.is_write()) return std::nullopt;
+    return make_denial(kTierDenied, "MCP is in read-only mode", info, std::nullopt,
+                       "the operator started yuzu-server with --mcp-read-only; use the REST API "
+                       "or dashboard for changes",
+                       "denied", "read-only mode");
+}
+
+std::optional<Denial> check_registration(const ToolSpec& tool, const RequestInfo& info) {
+    if (tool.tier_key) return std::nullopt;
+    spdlog::error("correlation_id={} tool {} has no security registration; refusing",
+                  info.correlation_id, tool.name);
+    return make_denial(
+        kInternalError, "tool is not configured for authorization", info, std::nullopt,
+        "server misconfiguration; report the correlation_id", "denied",
+        "misconfiguration: no security registration correlation_id=" + info.correlation_id);
+}
+
+std::optional<Denial> check_tier(const ToolSpec& tool, const auth::Principal& who,
+                                 const RequestInfo& info) {
+    const auto& key = *tool.tier_key;
+    if (auth::tier_allows(who.mcp_tier, key.type, key.op)) return std::nullopt;
+    return make_denial(
+        kTierDenied, "the '" + who.mcp_tier + "' MCP tier does not allow " + permission_text(tool),
+        info, std::nullopt, kEscalate, "denied", "tier=" + who.mcp_tier);
+}
+
+std::optional<Denial> check_arguments(const ToolSpec& tool, const nlohmann::json& arguments,
+                                      const RequestInfo& info) {
+    auto violation = tool.compiled_input_schema->validate(arguments);
+    if (!violation) return std::nullopt;
+    const std::string field =
+        violation->instance_path.empty() ? std::string("arguments") : violation->instance_path;
+    return make_denial(
+        kInvalidParams, "Invalid arguments: " + violation->message, info, std::nullopt,
+        "fix '" + field + "' (" + violation->keyword +
+            ") to match the tool's inputSchema and call again",
+        "denied", "schema: " + violation->message + " correlation_id=" + info.correlation_id);
+}
+
+std::optional<Denial> check_approval(const ToolSpec& tool, const auth::Principal& who,
+                                     const RequestInfo& info) {
+    const auto& key = *tool.tier_key;
+    if (!auth::requires_approval(who.mcp_tier, key.type, key.op)) return std::nullopt;
+    // No approval manager is wired into this server, so no pollable ticket
+    // can be minted: refuse with the tier code and no approval_id.
+    return make_denial(kTierDenied,
+                       permission_text(tool) + " requires human approval at the '" + who.mcp_tier +
+                           "' tier, and this server has no approval manager",
+                       info, std::nullopt, kEscalate, "denied", "approval required; no manager");
+}
+
+std::optional<Denial> check_rbac(const PipelineEnv& env, const ToolSpec& tool,
+                                 const ToolCall& call) {
+    Status s;
+    if (tool.authorize) {
+        s = tool.authorize(call);
+    } else if (env.authorizer == nullptr) {
+        s = Status::PermissionDenied("permission denied: " + permission_text(tool));
+    } else {
+        auto allowed = env.authorizer->allowed(call.principal, *tool.tier_key);
+        if (!allowed.ok()) {
+            s = allowed.status();
+        } else if (!*allowed) {
+            s = Status::PermissionDenied("permission denied: " + permission_text(tool));
+        }
+    }
+    if (s.ok()) return std::nullopt;
+    if (s.code() != StatusCode::kPermissionDenied) {
+        Denial d;
+        d.error =
+            map_handler_failure(s, RequestInfo{call.correlation_id, call.source_ip, ""}, tool.name);
+        d.audit_result = "error";
+        d.audit_detail = "rbac check failed: " + s.message();
+        return d;
+    }
+    return make_denial(kPermissionDenied, s.message(),
+                       RequestInfo{call.correlation_id, call.source_ip, ""}, std::nullopt,
+                       "ask an administrator for a role that grants " + permission_text(tool),
+                       "denied", s.message());
+}
+
+nlohmann::json tool_result(const nlohmann::json& structured) {
+    return {
+        {"content", nlohmann::json::array(
+                        {{{"type", "text"},
+                          {"text", structured.dump(-1, ' ', false,
+                                                   nlohmann::json::error_handler_t::replace)}}})},
+        {"structuredContent", structured},
+        {"isError", false}};
+}
+
+CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
+                          const nlohmann::json& params, const RequestInfo& info) {
+    CallOutcome out;
+    auto name_it = params.find("name");
+    if (name_it == params.end() || !name_it->is_string()) {
+        out.error = RpcError{kInvalidParams, "tools/call needs params.name (a string)",
+                             error_envelope(info.correlation_id, std::nullopt,
+                                            "pass the tool name from tools/list")};
+        return out;
+    }
+    const std::string name = name_it->get<std::string>();
+    nlohmann::json arguments = nlohmann::json::object();
+    if (auto a = params.find("arguments"); a != params.end() && !a->is_null()) {
+        if (!a->is_object()) {
+            out.error = RpcError{kInvalidParams, "params.arguments must be an object",
+                                 error_envelope(info.correlation_id, std::nullopt,
+                                                "send arguments as a JSON object")};
+            return out;
+        }
+        arguments = *a;
+    }
+
+    const ToolSpec* tool = env.tools.find(name);
+    if (tool == nullptr) {
+        write_audit(env, who, name.substr(0, 64), "failure", "unknown tool", info);
+        out.error = RpcError{kInvalidParams, "Unknown tool: " + name,
+                             error_envelope(info.correlation_id, std::nullopt,
+                                            "call tools/list for the tools this server offers")};
+        return out;
+    }
+
+    std::optional<Denial> denial = check_read_only(env.settings, *tool, info);
+    if (!denial) denial = check_registration(*tool, info);
+    if (!denial) denial = check_tier(*tool, who, info);
+    if (!denial) denial = check_arguments(*tool, arguments, info);
+    if (!denial) denial = check_approval(*tool, who, info);
+    ToolCall call{who, arguments, info.correlation_id, info.source_ip};
+    if (!denial) denial = check_rbac(env, *tool, call);
+    if (denial) {
+        write_audit(env, who, tool->name, denial->audit_result, denial->audit_detail, info);
+        out.error = std::move(denial->error);
+        return out;
+    }
+
+    Result<nlohmann::json> result =
+        tool->content_handler ? tool->content_handler(call) : tool->handler(call);
+    if (!result.ok()) {
+        const Status& s = result.status();
+        const bool client_fault = s.code() == StatusCode::kInvalidArgument ||
+                                  s.code() == StatusCode::kNotFound ||
+                                  s.code() == StatusCode::kPermissionDenied;
+        write_audit(env, who, tool->name, client_fault ? "failure" : "error", s.message(), info);
+        out.error = map_handler_failure(s, info, tool->name);
+        return out;
+    }
+    if (tool->content_handler) {
+        const bool tool_error = result->is_object() && result->value("isError", false);
+        write_audit(env, who, tool->name, tool_error ? "failure" : "success",
+                    tool_error ? "tool reported isError" : "", info);
+        out.result = std::move(*result);
+        return out;
+    }
+    write_audit(env, who, tool->name, "success", "", info);
+    out.result = tool_result(*result);
+    return out;
+}
+
+}  // namespace yuzu::mcp

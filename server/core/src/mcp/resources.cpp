@@ -1,0 +1,63 @@
+// MCP resources: server health and the recent audit trail.
+#include "yuzu/audit/audit_json.hpp"
+#include "yuzu/audit/audit_log.hpp"
+#include "yuzu/auth/identity.hpp"
+#include "yuzu/common/readiness.hpp"
+#include "yuzu/mcp/yuzu_catalogue.hpp"
+
+namespace yuzu::mcp {
+
+Status register_resources(ResourceCatalogue& resources, const CatalogueDeps& deps) {
+    const Readiness& readiness = deps.readiness;
+    const Clock& clock = deps.clock;
+    const std::string version = deps.server_version;
+    const int64_t started = deps.started_at_ms;
+
+    ResourceSpec health;
+    health.uri = "yuzu://server/health";
+    health.name = "server-health";
+    health.title = "Server health";
+    health.description = "Readiness of every store and subsystem, version and uptime.";
+    health.read = [&readiness, &clock, version,
+                   started](const auth::Principal&) -> Result<std::string> {
+        nlohmann::json checks = nlohmann::json::object();
+        bool ready = true;
+        for (const auto& outcome : readiness.evaluate()) {
+            checks[outcome.name] = outcome.status.ok() ? "ok" : outcome.status.message();
+            ready = ready && outcome.status.ok();
+        }
+        nlohmann::json body = {{"status", ready ? "ok" : "degraded"},
+                               {"version", version},
+                               {"uptime_seconds", (clock.now_ms() - started) / 1000},
+                               {"checks", checks}};
+        return body.dump();
+    };
+    YUZU_RETURN_IF_ERROR(resources.add(std::move(health)));
+
+    audit::AuditLog& log = deps.audit;
+    auth::Identity& identity = deps.identity;
+    ResourceSpec recent;
+    recent.uri = "yuzu://audit/recent";
+    recent.name = "audit-recent";
+    recent.title = "Recent audit events";
+    recent.description = "The 50 newest audit events.";
+    recent.authorize = [&identity](const auth::Principal& who) -> Status {
+        const auth::Permission read{auth::Securable::kAuditLog, auth::Operation::kRead};
+        auto allowed = identity.authorizer().allowed(who, read);
+        if (!allowed.ok()) return allowed.status();
+        if (!*allowed) return Status::PermissionDenied("permission denied: AuditLog:Read");
+        return Status::Ok();
+    };
+    recent.read = [&log](const auth::Principal&) -> Result<std::string> {
+        audit::AuditQuery q;
+        q.limit = 50;
+        auto page = log.query(q);
+        if (!page.ok()) return page.status();
+        nlohmann::json events = nlohmann::json::array();
+        for (const auto& e : page->events) events.push_back(audit::to_json(e));
+        return nlohmann::json{{"events", std::move(events)}}.dump();
+    };
+    return resources.add(std::move(recent));
+}
+
+}  // namespace yuzu::mcp

@@ -1,0 +1,82 @@
+#include "yuzu/web/routes.hpp"
+
+#include "route_registry.hpp"
+#include "yuzu/http/server.hpp"
+#include "yuzu/web/web_context.hpp"
+
+namespace yuzu::web {
+
+void register_rest_routes(http::HttpServer& server, const WebContext& ctx) {
+    register_session_routes(server, ctx);
+    register_token_routes(server, ctx);
+    register_user_routes(server, ctx);
+    register_rbac_routes(server, ctx);
+    register_group_routes(server, ctx);
+    register_audit_routes(server, ctx);
+    register_mfa_routes(server, ctx);
+}
+
+std::optional<nlohmann::json> parse_json_body(const httplib::Request& req, httplib::Response& res) {
+    if (req.body.empty()) return nlohmann::json::object();
+    auto body = nlohmann::json::parse(req.body, nullptr, false);
+    if (body.is_discarded() || !body.is_object()) {
+        http::write_error(res, 400, "the request body must be a JSON object");
+        return std::nullopt;
+    }
+    return body;
+}
+
+bool read_string(const nlohmann::json& body, const char* key, std::string& out, bool required,
+                 httplib::Response& res) {
+    auto it = body.find(key);
+    if (it == body.end() || it->is_null()) {
+        if (!required) return true;
+        http::write_error(res, 400, std::string("missing field '") + key + "'");
+        return false;
+    }
+    if (!it->is_string()) {
+        http::write_error(res, 400, std::string("field '") + key + "' must be a string");
+        return false;
+    }
+    out = it->get<std::string>();
+    return true;
+}
+
+bool read_int(const nlohmann::json& body, const char* key, int64_t& out, bool required,
+              httplib::Response& res) {
+    auto it = body.find(key);
+    if (it == body.end() || it->is_null()) {
+        if (!required) return true;
+        http::write_error(res, 400, std::string("missing field '") + key + "'");
+        return false;
+    }
+    if (!it->is_number_integer()) {
+        http::write_error(res, 400, std::string("field '") + key + "' must be an integer");
+        return false;
+    }
+    out = it->get<int64_t>();
+    return true;
+}
+
+bool permitted(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
+               const auth::Principal& who, auth::Permission what, const std::string& action,
+               const std::string& target_type, const std::string& target_id) {
+    Status st = require_permission(ctx, who, what);
+    if (st.ok()) return true;
+    audit_request(ctx, req, res, &who, action, target_type, target_id, audit_result_for(st),
+                  st.message());
+    write_status(res, st);
+    return false;
+}
+
+std::string audit_result_for(const Status& status) {
+    if (status.ok()) return "success";
+    if (status.code() == StatusCode::kPermissionDenied ||
+        status.code() == StatusCode::kUnauthenticated)
+        return "denied";
+    if (status.code() == StatusCode::kInternal || status.code() == StatusCode::kUnavailable)
+        return "error";
+    return "failure";
+}
+
+}  // namespace yuzu::web
