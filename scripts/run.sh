@@ -39,6 +39,9 @@ cat >&2 <<MSG
     log in:    user 'admin', password: ${password_note}
                curl -c cookies -H 'Content-Type: application/json' \\
                     -d '{"username":"admin","password":"..."}' ${url}/login
+    MCP:       create a token with an MCP tier (docs/user-manual/mcp.md), then
+               claude mcp add --transport http yuzu ${url}/mcp/v1/ \\
+                    --header "Authorization: Bearer yuzu_..."
     Ctrl-C stops the server.
 MSG
 wait "$server_pid"
