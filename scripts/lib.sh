@@ -34,6 +34,14 @@ yuzu_install_packages() {
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# The end-to-end checks run the official MCP packages on Node.js (20 or newer
+# preferred). An existing node is kept as it is: replacing a newer Node.js
+# with Debian's would be a downgrade.
+yuzu_install_node() {
+  command -v node >/dev/null && command -v npm >/dev/null && return 0
+  yuzu_install_packages nodejs npm
+}
+
 # yuzu_build BUILD_DIR [extra cmake args...]
 yuzu_build() {
   local build_dir="$1"; shift

@@ -22,6 +22,7 @@ for arg in "$@"; do
 done
 
 yuzu_install_packages "${YUZU_DEBIAN_PACKAGES[@]}"
+yuzu_install_node
 yuzu_build "$build_dir" "${cmake_args[@]}"
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# End-to-end MCP checks, run by scripts/test.sh (YUZU_BUILD_DIR = build dir):
+#   (a) the conformance suite's generic server scenarios against the real
+#       yuzu-server, with a supervised MCP token (through bearer-proxy.mjs);
+#   (b) `--suite all` against yuzu-mcp-fixtures, with expected-failures.yml;
+#   (c) sdk_tiers.mjs: the official SDK client, once per MCP tier.
+# Last line: "N passed, M failed" (conformance scenarios + SDK checks).
+# Exit status is non-zero on any failure.
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+BIN="${YUZU_BUILD_DIR:-$ROOT/build}/bin"
+CONFORMANCE="$HERE/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+
+# Scenarios that need no fixture catalogue. completion-complete is not here:
+# it asks for the fixture prompt test_prompt_with_arguments, which yuzu-server
+# rightly answers with -32602 (unknown prompt); it runs in part (b).
+GENERIC_SCENARIOS=(server-initialize ping logging-set-level tools-list resources-list
+  prompts-list dns-rebinding-protection)
+
+for exe in yuzu-server yuzu-mcp-fixtures; do
+  if [ ! -x "$BIN/$exe" ]; then
+    echo "run.sh: $BIN/$exe is missing; build the targets yuzu-server and yuzu-mcp-fixtures" >&2
+    exit 2
+  fi
+done
+
+# npm ci when node_modules is missing or does not match the lock file.
+installed_version() {
+  node -p "require('$HERE/node_modules/$1/package.json').version" 2>/dev/null
+}
+wanted_version() { node -p "require('$HERE/package.json').dependencies['$1']"; }
+stale=0
+for pkg in @modelcontextprotocol/conformance @modelcontextprotocol/sdk; do
+  [ "$(installed_version "$pkg")" = "$(wanted_version "$pkg")" ] || stale=1
+done
+[ "$HERE/package-lock.json" -nt "$HERE/node_modules/.package-lock.json" ] && stale=1
+if [ "$stale" -eq 1 ]; then
+  (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error) || { echo "run.sh: npm ci failed" >&2; exit 2; }
+fi
+
+WORK="$(mktemp -d)"
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "run.sh: $*" >&2; exit 1; }
+
+# Waits up to ~20 s for file $1 to be non-empty.
+wait_for_file() {
+  for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.1; done
+  return 1
+}
+
+# Starts bearer-proxy.mjs in front of $1 with token $2 and sets PROXY_URL.
+# (Not run in $(...): the pid must be recorded in this shell for cleanup.)
+start_proxy() {
+  local out="$WORK/proxy.$RANDOM"
+  node "$HERE/bearer-proxy.mjs" "$1" "$2" >"$out" 2>"$out.err" &
+  PIDS+=($!)
+  wait_for_file "$out" || fail "bearer-proxy did not start: $(cat "$out.err")"
+  PROXY_URL="$(head -n1 "$out")"
+}
+
+conformance() {
+  node --import "$HERE/node20-globsync.mjs" "$CONFORMANCE" server "$@"
+}
+
+TOTAL_PASSED=0
+TOTAL_FAILED=0
+
+# --- the real yuzu-server --------------------------------------------------
+ADMIN_PASSWORD="e2e-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+mkdir -p "$WORK/data"
+YUZU_BOOTSTRAP_ADMIN_PASSWORD="$ADMIN_PASSWORD" "$BIN/yuzu-server" \
+  --listen 127.0.0.1:0 --data-dir "$WORK/data" >"$WORK/server.log" 2>&1 &
+PIDS+=($!)
+wait_for_file "$WORK/data/listen.json" || fail "yuzu-server did not start: $(tail -n 20 "$WORK/server.log")"
+BASE="$(jq -r .management "$WORK/data/listen.json")"
+MCP_URL="$BASE/mcp/v1/"
+echo "yuzu-server: $BASE"
+
+JAR="$WORK/cookies"
+login="$(curl -sS -f -c "$JAR" -H 'Content-Type: application/json' \
+  -d "$(jq -nc --arg p "$ADMIN_PASSWORD" '{username: "admin", password: $p}')" "$BASE/login")" ||
+  fail "login as admin failed"
+CSRF="$(jq -r .csrf_token <<<"$login")"
+
+# MCP tokens must expire within 90 days.
+EXPIRES_AT=$(( $(date +%s) + 7 * 24 * 3600 ))
+create_token() {
+  local body
+  body="$(curl -sS -f -b "$JAR" -H 'Content-Type: application/json' -H "X-CSRF-Token: $CSRF" \
+    -d "$(jq -nc --arg t "$1" --argjson e "$EXPIRES_AT" '{name: ("e2e-" + $t), mcp_tier: $t, expires_at: $e}')" \
+    "$BASE/api/v1/tokens")" || fail "creating the $1 MCP token failed"
+  jq -r .token <<<"$body"
+}
+READONLY_TOKEN="$(create_token readonly)"
+OPERATOR_TOKEN="$(create_token operator)"
+SUPERVISED_TOKEN="$(create_token supervised)"
+
+# --- (a) generic scenarios against yuzu-server ------------------------------
+echo "== (a) conformance: generic scenarios against yuzu-server"
+start_proxy "$MCP_URL" "$SUPERVISED_TOKEN"
+SERVER_PROXY="$PROXY_URL"
+a_passed=0
+a_failed=0
+for scenario in "${GENERIC_SCENARIOS[@]}"; do
+  log="$WORK/a-$scenario.log"
+  conformance --url "$SERVER_PROXY" --scenario "$scenario" -o "$WORK/results-a" >"$log" 2>&1
+  rc=$?
+  if [ "$rc" -eq 0 ] && grep -qE '^Passed: [0-9]+/[0-9]+, 0 failed' "$log"; then
+    a_passed=$((a_passed + 1)); echo "  pass  $scenario"
+  else
+    a_failed=$((a_failed + 1)); echo "  FAIL  $scenario"; sed 's/^/        /' "$log"
+  fi
+done
+echo "(a) $a_passed passed, $a_failed failed"
+TOTAL_PASSED=$((TOTAL_PASSED + a_passed)); TOTAL_FAILED=$((TOTAL_FAILED + a_failed))
+
+# --- (b) the whole suite against yuzu-mcp-fixtures ---------------------------
+echo "== (b) conformance: --suite all against yuzu-mcp-fixtures"
+FIXTURE_TOKEN="fixture-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+"$BIN/yuzu-mcp-fixtures" "$FIXTURE_TOKEN" >"$WORK/fixtures.url" 2>"$WORK/fixtures.log" &
+PIDS+=($!)
+wait_for_file "$WORK/fixtures.url" || fail "yuzu-mcp-fixtures did not start: $(cat "$WORK/fixtures.log")"
+start_proxy "$(head -n1 "$WORK/fixtures.url")" "$FIXTURE_TOKEN"
+FIXTURES_PROXY="$PROXY_URL"
+conformance --url "$FIXTURES_PROXY" --suite all --expected-failures "$HERE/expected-failures.yml" \
+  -o "$WORK/results-b" >"$WORK/b.log" 2>&1
+b_rc=$?
+# One summary line per scenario: "✓ name" (no FAILURE check) or "✗ name".
+# The baseline report after it lists, indented: "  ~ name" expected failures
+# (a FAILURE or WARNING check, in the baseline), "  ✗ name" unexpected
+# failures and "  ✓ name" stale baseline entries (now passing).
+summary="$(sed 's/\x1b\[[0-9;]*m//g' "$WORK/b.log")"
+b_scenarios=$(grep -cE '^(✓|✗) ' <<<"$summary")
+b_expected=$(grep -c '^  ~ ' <<<"$summary")
+b_unexpected=$(grep -c '^  ✗ ' <<<"$summary")
+b_stale=$(grep -c '^  ✓ ' <<<"$summary")
+b_failed=$((b_unexpected + b_stale))
+b_passed=$((b_scenarios - b_expected - b_failed))
+if [ "$b_rc" -ne 0 ] && [ "$b_failed" -eq 0 ]; then b_failed=1; fi
+if [ "$b_rc" -ne 0 ]; then cat "$WORK/b.log"; else grep -E '^(✓|✗|  ~) ' <<<"$summary"; fi
+echo "(b) $b_passed passed, $b_failed failed ($b_expected expected failures)"
+TOTAL_PASSED=$((TOTAL_PASSED + b_passed)); TOTAL_FAILED=$((TOTAL_FAILED + b_failed))
+
+# --- (c) the SDK client per tier --------------------------------------------
+echo "== (c) SDK client per MCP tier"
+node "$HERE/sdk_tiers.mjs" "$MCP_URL" "$READONLY_TOKEN" "$OPERATOR_TOKEN" "$SUPERVISED_TOKEN" \
+  >"$WORK/c.log" 2>&1
+c_rc=$?
+cat "$WORK/c.log"
+c_counts="$(tail -n1 "$WORK/c.log")"
+if [[ "$c_counts" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+  c_passed=${BASH_REMATCH[1]}; c_failed=${BASH_REMATCH[2]}
+else
+  c_passed=0; c_failed=1
+fi
+if [ "$c_rc" -ne 0 ] && [ "$c_failed" -eq 0 ]; then c_failed=1; fi
+TOTAL_PASSED=$((TOTAL_PASSED + c_passed)); TOTAL_FAILED=$((TOTAL_FAILED + c_failed))
+
+echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
+[ "$TOTAL_FAILED" -eq 0 ]
