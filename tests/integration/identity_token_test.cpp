@@ -183,3 +183,27 @@ TEST(IdentityTokens, McpTokenExpiryRulesAndTierNarrowing) {
 
 }  // namespace
 }  // namespace yuzu::testing::identity
+
+namespace yuzu::testing {
+namespace {
+
+TEST(IdentityTokens, ExpiredTokenIsRefusedWith401AndWwwAuthenticate) {
+    using namespace identity;
+    ServerProcess server(server_options());
+    httplib::Client c(server.base_url());
+    const Session admin = login(c, "admin", kAdminPassword);
+    const int64_t expires = now_s() + 2;
+    const std::string token = create_token(c, admin, "short-lived", "readonly", expires);
+    auto live = c.Get("/api/v1/tokens", bearer(token));
+    ASSERT_TRUE(live);
+    EXPECT_EQ(live->status, 200);
+    // Wait until the expiry second has passed (the cache must not outlive it).
+    while (now_s() <= expires) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto expired = c.Get("/api/v1/tokens", bearer(token));
+    ASSERT_TRUE(expired);
+    EXPECT_EQ(expired->status, 401);
+    EXPECT_EQ(expired->get_header_value("WWW-Authenticate").rfind("Bearer", 0), 0u);
+}
+
+}  // namespace
+}  // namespace yuzu::testing
