@@ -2,25 +2,11 @@
 
 #include <algorithm>
 
+#include "auth/role_queries.hpp"
 #include "yuzu/store/database.hpp"
 
 namespace yuzu::auth {
 namespace {
-
-Result<std::vector<std::string>> global_roles(store::Conn& conn, const std::string& username) {
-    auto stmt =
-        conn.prepare("SELECT role_name FROM user_roles WHERE username = ? ORDER BY role_name");
-    if (!stmt.ok()) return stmt.status();
-    stmt->bind(1, username);
-    std::vector<std::string> roles;
-    while (true) {
-        auto row = stmt->step();
-        if (!row.ok()) return row.status();
-        if (!*row) break;
-        roles.push_back(stmt->column_text(0));
-    }
-    return roles;
-}
 
 Result<bool> user_exists(store::Conn& conn, const std::string& username) {
     auto stmt = conn.prepare("SELECT 1 FROM users WHERE username = ?");
@@ -97,12 +83,12 @@ Result<std::vector<std::string>> Rbac::roles_of(const std::string& username) con
     auto exists = user_exists(conn, username);
     if (!exists.ok()) return exists.status();
     if (!*exists) return Status::NotFound("user '" + username + "' does not exist");
-    return global_roles(conn, username);
+    return query_global_roles(conn, username);
 }
 
 Result<bool> Rbac::check(const std::string& username, Permission p) const {
     auto conn = db_.lock();
-    auto roles = global_roles(conn, username);
+    auto roles = query_global_roles(conn, username);
     if (!roles.ok()) return roles.status();
     return any_grants(*roles, p);
 }

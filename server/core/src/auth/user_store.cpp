@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "auth/role_queries.hpp"
 #include "yuzu/auth/roles.hpp"
 #include "yuzu/store/database.hpp"
 
@@ -50,21 +51,6 @@ Status validate_roles(const std::vector<std::string>& roles) {
     return Status::Ok();
 }
 
-Result<std::vector<std::string>> load_roles(store::Conn& conn, const std::string& username) {
-    auto stmt =
-        conn.prepare("SELECT role_name FROM user_roles WHERE username = ? ORDER BY role_name");
-    if (!stmt.ok()) return stmt.status();
-    stmt->bind(1, username);
-    std::vector<std::string> roles;
-    while (true) {
-        auto row = stmt->step();
-        if (!row.ok()) return row.status();
-        if (!*row) break;
-        roles.push_back(stmt->column_text(0));
-    }
-    return roles;
-}
-
 constexpr std::string_view kUserColumns =
     "username, created_at_ms, locked, locked_at_ms, failed_logins";
 
@@ -88,7 +74,7 @@ Result<User> load_user(store::Conn& conn, const std::string& username) {
     if (!*row) return Status::NotFound("user '" + username + "' does not exist");
     User user = user_from_row(*stmt);
     stmt->reset();
-    auto roles = load_roles(conn, username);
+    auto roles = query_global_roles(conn, username);
     if (!roles.ok()) return roles.status();
     user.global_roles = std::move(*roles);
     return user;
