@@ -209,9 +209,9 @@ TEST(ServerLifecycle, RefusesToStartOnAStoreNewerThanTheBinary) {
         EXPECT_EQ(first.signal_and_wait(SIGTERM), 0);
     }
     std::string out;
-    ASSERT_EQ(run_command({"/usr/bin/sqlite3", data_dir + "/audit.db", "PRAGMA user_version=99;"},
-                          &out),
-              0)
+    ASSERT_EQ(
+        run_command({"/usr/bin/sqlite3", data_dir + "/audit.db", "PRAGMA user_version=99;"}, &out),
+        0)
         << out;
     ServerProcess::Options o;
     o.data_dir = data_dir;

@@ -11,12 +11,12 @@ class Identity;
 namespace yuzu::http {
 
 class IdentityResolver final : public CredentialResolver {
-public:
+  public:
     explicit IdentityResolver(auth::Identity& identity) : identity_(identity) {}
     Result<Authenticated> from_token(std::string_view raw) const override;
     Result<Authenticated> from_session_cookie(std::string_view secret) const override;
 
-private:
+  private:
     auth::Identity& identity_;
 };
 

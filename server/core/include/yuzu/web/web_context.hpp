@@ -38,16 +38,14 @@ http::Handler authed(const WebContext& ctx, AuthedHandler fn);
 // The REST permission check, identical to the MCP pipeline's: for MCP tokens
 // the tier must allow the operation and it must not need approval (approval
 // is an MCP flow), then RBAC. PermissionDenied names what is missing.
-Status require_permission(const WebContext& ctx, const auth::Principal& who,
-                          auth::Permission what);
+Status require_permission(const WebContext& ctx, const auth::Principal& who, auth::Permission what);
 
 // One audit row for a REST action, with the request's correlation id,
 // source address and user agent. Never throws; a failed write is logged.
-void audit_request(const WebContext& ctx, const httplib::Request& req,
-                   const httplib::Response& res, const auth::Principal* who,
-                   const std::string& action, const std::string& target_type,
-                   const std::string& target_id, const std::string& result,
-                   const std::string& detail = "");
+void audit_request(const WebContext& ctx, const httplib::Request& req, const httplib::Response& res,
+                   const auth::Principal* who, const std::string& action,
+                   const std::string& target_type, const std::string& target_id,
+                   const std::string& result, const std::string& detail = "");
 
 // Writes the REST error body for a non-ok Status (code → HTTP status via the
 // one table in status.cpp).
