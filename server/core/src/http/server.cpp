@@ -159,7 +159,7 @@ void HttpServer::install_hooks() {
     });
 
     s.set_exception_handler(
-        [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+        [](const httplib::Request& req, httplib::Response& res, const std::exception_ptr& ep) {
             std::string what = "unknown exception";
             try {
                 if (ep) std::rethrow_exception(ep);

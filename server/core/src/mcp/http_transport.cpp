@@ -81,7 +81,7 @@ bool is_loopback_host(const std::string& host_header) {
 
 void register_mcp_routes(http::HttpServer& server, const McpServer& mcp,
                          const McpSettings& settings, const http::CredentialResolver& resolver,
-                         TransportOptions options) {
+                         const TransportOptions& options) {
     const std::string pattern = "/mcp/v1/?";
     const std::string route = "/mcp/v1/";
 

@@ -15,7 +15,7 @@ namespace {
 constexpr char kEscalate[] = "use a higher-tier MCP token, or the REST API / dashboard";
 
 Denial make_denial(int code, std::string message, const RequestInfo& info,
-                   std::optional<int64_t> retry, std::string remediation, std::string result,
+                   std::optional<int64_t> retry, const std::string& remediation, std::string result,
                    std::string detail) {
     Denial d;
     d.error.code = code;

@@ -24,7 +24,7 @@ struct ServerConfig {
     std::string tls_cert_file;
     std::string tls_key_file;
     int http_worker_threads = 0;  // 0 = derive from the core count
-    size_t max_request_body = 4 * 1024 * 1024;
+    size_t max_request_body = size_t{4} * 1024 * 1024;
     // First-start admin password: a file, or YUZU_BOOTSTRAP_ADMIN_PASSWORD
     // (environment only: a command line is visible to every local user).
     std::string bootstrap_admin_password_file;

@@ -33,7 +33,7 @@ struct ServerOptions {
     std::string tls_cert_file;
     std::string tls_key_file;
     int worker_threads = 8;
-    size_t max_request_body = 4 * 1024 * 1024;
+    size_t max_request_body = size_t{4} * 1024 * 1024;
     int keep_alive_timeout_s = 2;
     size_t keep_alive_max_count = 100;
     int read_timeout_s = 10;

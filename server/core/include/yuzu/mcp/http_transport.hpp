@@ -33,7 +33,7 @@ struct TransportOptions {
 
 void register_mcp_routes(http::HttpServer& server, const McpServer& mcp,
                          const McpSettings& settings, const http::CredentialResolver& resolver,
-                         TransportOptions options);
+                         const TransportOptions& options);
 
 // Exposed for unit tests.
 bool accept_allows_mcp(const std::string& accept_header);
