@@ -113,14 +113,7 @@ Result<std::vector<std::string>> ManagementGroupStore::groups_of_agent(
         "SELECT group_id FROM management_group_members WHERE agent_id = ? ORDER BY group_id");
     if (!stmt.ok()) return stmt.status();
     stmt->bind(1, agent_id);
-    std::vector<std::string> out;
-    while (true) {
-        auto row = stmt->step();
-        if (!row.ok()) return row.status();
-        if (!*row) break;
-        out.push_back(stmt->column_text(0));
-    }
-    return out;
+    return store::read_text_column(*stmt);
 }
 
 Status ManagementGroupStore::assign_role(const std::string& group_id,

@@ -69,14 +69,7 @@ Result<std::vector<std::string>> ancestor_ids(store::Conn& conn, const std::stri
         " SELECT id FROM up ORDER BY depth");
     if (!stmt.ok()) return stmt.status();
     stmt->bind(1, id).bind(2, kWalkLimit);
-    std::vector<std::string> out;
-    while (true) {
-        auto row = stmt->step();
-        if (!row.ok()) return row.status();
-        if (!*row) break;
-        out.push_back(stmt->column_text(0));
-    }
-    return out;
+    return store::read_text_column(*stmt);
 }
 
 Result<std::vector<std::pair<std::string, int>>> descendant_ids(store::Conn& conn,

@@ -2,21 +2,12 @@
 
 #include <algorithm>
 
+#include "auth/management_group_sql.hpp"
 #include "auth/role_queries.hpp"
 #include "yuzu/store/database.hpp"
 
 namespace yuzu::auth {
 namespace {
-
-Result<bool> user_exists(store::Conn& conn, const std::string& username) {
-    auto stmt = conn.prepare("SELECT 1 FROM users WHERE username = ?");
-    if (!stmt.ok()) return stmt.status();
-    auto row = stmt->bind(1, username).step();
-    if (!row.ok()) return row.status();
-    const bool found = *row;
-    stmt->reset();
-    return found;
-}
 
 bool any_grants(const std::vector<std::string>& roles, Permission p) {
     return std::any_of(roles.begin(), roles.end(),
@@ -37,7 +28,7 @@ Status Rbac::assign_global_role(const std::string& username, const std::string& 
     auto conn = db_.lock();
     auto tx = conn.transaction();
     YUZU_RETURN_IF_ERROR(tx.status());
-    auto exists = user_exists(conn, username);
+    auto exists = group_sql::user_exists(conn, username);
     if (!exists.ok()) return exists.status();
     if (!*exists) return Status::NotFound("user '" + username + "' does not exist");
     auto stmt = conn.prepare(
@@ -80,7 +71,7 @@ Status Rbac::revoke_global_role(const std::string& username, const std::string& 
 
 Result<std::vector<std::string>> Rbac::roles_of(const std::string& username) const {
     auto conn = db_.lock();
-    auto exists = user_exists(conn, username);
+    auto exists = group_sql::user_exists(conn, username);
     if (!exists.ok()) return exists.status();
     if (!*exists) return Status::NotFound("user '" + username + "' does not exist");
     return query_global_roles(conn, username);

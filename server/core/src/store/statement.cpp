@@ -213,4 +213,15 @@ std::vector<uint8_t> Statement::column_blob(int column) const {
     return std::vector<uint8_t>(data, data + size);
 }
 
+Result<std::vector<std::string>> read_text_column(Statement& stmt) {
+    std::vector<std::string> out;
+    while (true) {
+        auto row = stmt.step();
+        if (!row.ok()) return row.status();
+        if (!*row) break;
+        out.push_back(stmt.column_text(0));
+    }
+    return out;
+}
+
 }  // namespace yuzu::store

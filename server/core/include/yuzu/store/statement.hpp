@@ -93,4 +93,8 @@ class Statement {
     bool has_row_ = false;
 };
 
+// Steps `stmt` to the end and returns column 0 of every row as text (the
+// common "list of ids" query). The caller holds the statement's Conn.
+Result<std::vector<std::string>> read_text_column(Statement& stmt);
+
 }  // namespace yuzu::store
