@@ -1,0 +1,59 @@
+// One HTTP(S) connection's worth of client to the agent plane: JSON in and
+// out, a bearer token, and the few reply headers the protocol uses.
+// https:// verifies the server's certificate and host name against
+// --ca-file or the system store; verification is never turned off.
+//
+// Thread-safety: requests are issued by one thread at a time (the owner);
+// cancel() may be called from any thread and aborts the request in flight.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "yuzu/agent/server_endpoint.hpp"
+
+namespace yuzu::agent {
+
+struct HttpReply {
+    int status = 0;  // 0 when no answer arrived (connect, TLS, timeout, cancel)
+    std::string body;
+    std::string transport_error;  // set when status == 0
+    std::optional<int> retry_after_s;
+    std::string correlation_id;
+
+    bool ok() const { return status >= 200 && status < 300; }
+};
+
+struct HttpTimeouts {
+    std::chrono::milliseconds connect{5000};
+    std::chrono::milliseconds read{30'000};
+    std::chrono::milliseconds write{30'000};
+};
+
+class HttpChannel {
+  public:
+    HttpChannel(const ServerEndpoint& endpoint, const std::string& ca_file, HttpTimeouts timeouts);
+    ~HttpChannel();
+    HttpChannel(const HttpChannel&) = delete;
+    HttpChannel& operator=(const HttpChannel&) = delete;
+
+    // path is relative to the endpoint's base path, e.g. "/agent/v1/heartbeat".
+    // An empty bearer sends no Authorization header (enrollment).
+    HttpReply get(const std::string& path, const std::string& bearer,
+                  std::chrono::milliseconds read_timeout);
+    HttpReply post(const std::string& path, const std::string& bearer, const std::string& json);
+
+    void cancel();
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// "Retry-After: 7" -> 7. HTTP-dates and garbage give nothing (the caller
+// then uses the protocol's default).
+std::optional<int> parse_retry_after(const std::string& value);
+
+}  // namespace yuzu::agent

@@ -1,0 +1,82 @@
+#include "client/identity.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace yuzu::agent {
+namespace {
+
+constexpr int kMaxPollWaitS = 60;  // the protocol's cap on wait_s
+
+HttpTimeouts timeouts_for(const AgentOptions& options) {
+    HttpTimeouts t;
+    t.connect = options.connect_timeout;
+    t.read = options.request_timeout;
+    t.write = options.request_timeout;
+    return t;
+}
+
+}  // namespace
+
+Identity::Identity(std::string name, std::filesystem::path dir,
+                   std::optional<IdentityRecord> record, const RuntimeContext& ctx)
+    : name_(std::move(name)),
+      dir_(std::move(dir)),
+      stop_(ctx.stop),
+      record_(record.value_or(IdentityRecord{})),
+      phase_(record ? IdentityPhase::kActive : IdentityPhase::kEnrolling),
+      poll_channel_(ctx.endpoint, ctx.options.ca_file, timeouts_for(ctx.options)),
+      control_channel_(ctx.endpoint, ctx.options.ca_file, timeouts_for(ctx.options)) {}
+
+std::string Identity::label() const {
+    if (phase() == IdentityPhase::kEnrolling || record_.agent_id.empty()) return name_;
+    return name_ + " (" + record_.agent_id.substr(0, 8) + ")";
+}
+
+void Identity::activate(IdentityRecord record) {
+    record_ = std::move(record);
+    IdentityPhase expected = IdentityPhase::kEnrolling;
+    phase_.compare_exchange_strong(expected, IdentityPhase::kActive);
+    stop_.notify();  // the scheduler sends the first heartbeat now
+}
+
+void Identity::apply(const ServerSettings& settings) {
+    if (settings.heartbeat_interval_s) heartbeat_interval_s_ = *settings.heartbeat_interval_s;
+    if (settings.inventory_interval_s) inventory_interval_s_ = *settings.inventory_interval_s;
+    if (settings.poll_wait_s) poll_wait_s_ = std::min(*settings.poll_wait_s, kMaxPollWaitS);
+    if (settings.quarantined) {
+        const bool was = quarantined_.exchange(*settings.quarantined);
+        if (was != *settings.quarantined) {
+            spdlog::info("{}: {}", label(),
+                         *settings.quarantined
+                             ? "quarantined by the server; every command will be refused"
+                             : "released from quarantine");
+        }
+    }
+}
+
+void Identity::refuse(const std::string& request, const HttpReply& reply) {
+    if (phase_.exchange(IdentityPhase::kStopped) != IdentityPhase::kStopped) {
+        spdlog::error(
+            "{}: device token refused by the server on {} ({}); this identity stops. Enroll it "
+            "again with a new enrollment token after removing {}",
+            label(), request, describe_reply(reply), (dir_ / kIdentityFileName).string());
+    }
+    cancel_requests();
+    stop_.notify();
+}
+
+void Identity::halt() {
+    phase_ = IdentityPhase::kStopped;
+    cancel_requests();
+    stop_.notify();
+}
+
+void Identity::cancel_requests() {
+    poll_channel_.cancel();
+    control_channel_.cancel();
+}
+
+}  // namespace yuzu::agent

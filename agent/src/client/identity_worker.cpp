@@ -1,0 +1,246 @@
+#include "client/identity_worker.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "client/backoff.hpp"
+#include "client/command_executor.hpp"
+#include "client/recent_commands.hpp"
+#include "yuzu/agent/host_facts.hpp"
+
+namespace yuzu::agent {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr auto kPollReadSlack = seconds(10);         // read timeout = wait_s + this
+constexpr auto kMinPollSpacing = milliseconds(500);  // against a server that never holds
+
+class IdentityWorker {
+  public:
+    IdentityWorker(Identity& identity, const RuntimeContext& ctx)
+        : id_(identity),
+          ctx_(ctx),
+          backoff_(ctx.options.backoff_initial, ctx.options.backoff_max) {}
+
+    void run() {
+        if (id_.phase() == IdentityPhase::kEnrolling && !enroll()) return;
+        poll_loop();
+        if (ctx_.stop.requested() && id_.active()) goodbye();
+    }
+
+  private:
+    // Sleeps d unless the agent or this identity stops first.
+    void sleep(milliseconds d) {
+        ctx_.stop.wait_for(d, [this] { return id_.phase() == IdentityPhase::kStopped; });
+    }
+
+    bool keep_going() const { return !ctx_.stop.requested() && id_.active(); }
+
+    // After a 429/503, or a fault: the wait the protocol asks for.
+    void wait_before_retry(const HttpReply& reply, const char* what) {
+        if (classify_reply(reply) == ReplyAction::kRetryAfter) {
+            const int s = reply.retry_after_s.value_or(
+                static_cast<int>(ctx_.options.default_retry_after.count()));
+            spdlog::info("{}: {} deferred by the server ({}); retrying in {} s", id_.label(), what,
+                         describe_reply(reply), s);
+            sleep(seconds(s));
+            return;
+        }
+        const milliseconds delay = backoff_.next();
+        spdlog::warn("{}: {} failed ({}); retrying in {} ms", id_.label(), what,
+                     describe_reply(reply), delay.count());
+        sleep(delay);
+    }
+
+    bool enroll() {
+        const HostFacts facts = read_host_facts(ctx_.options.host_paths);
+        const std::string body = enroll_body(ctx_.options.enrollment_token, facts);
+        while (!ctx_.stop.requested() && id_.phase() == IdentityPhase::kEnrolling) {
+            const HttpReply reply = id_.poll_channel().post("/agent/v1/enroll", "", body);
+            if (ctx_.stop.requested()) return false;
+            switch (classify_reply(reply)) {
+                case ReplyAction::kAccepted:
+                    return finish_enrollment(reply);
+                case ReplyAction::kRefused:
+                    spdlog::error(
+                        "{}: enrollment token refused by the server ({}); give a new "
+                        "--enrollment-token to enroll this identity",
+                        id_.name(), describe_reply(reply));
+                    id_.halt();
+                    return false;
+                case ReplyAction::kRejected:
+                    spdlog::error("{}: enrollment rejected ({}); this identity stops", id_.name(),
+                                  describe_reply(reply));
+                    id_.halt();
+                    return false;
+                case ReplyAction::kRetryAfter:
+                case ReplyAction::kBackOff:
+                    wait_before_retry(reply, "enrollment");
+                    break;
+            }
+        }
+        return false;
+    }
+
+    bool finish_enrollment(const HttpReply& reply) {
+        auto answer = parse_enroll_answer(reply.body);
+        if (!answer.ok()) {
+            spdlog::error("{}: {} ({}); this identity stops", id_.name(), answer.status().message(),
+                          describe_reply(reply));
+            id_.halt();
+            return false;
+        }
+        IdentityRecord record;
+        record.server_url = ctx_.endpoint.url();
+        record.agent_id = answer->agent_id;
+        record.device_token = answer->device_token;
+        record.enrolled_at_ms = ctx_.options.clock->now_ms();
+        // An identity that could not be saved would enroll again on every start.
+        if (Status saved = save_identity(id_.dir(), record); !saved.ok()) {
+            spdlog::error("{}: enrolled as {} but {}; this identity stops", id_.name(),
+                          record.agent_id, saved.message());
+            id_.halt();
+            return false;
+        }
+        id_.apply(answer->settings);
+        id_.activate(std::move(record));
+        backoff_.reset();
+        spdlog::info("{}: enrolled with {}", id_.label(), ctx_.endpoint.url());
+        return true;
+    }
+
+    void poll_loop() {
+        while (keep_going()) {
+            const int wait_s = id_.poll_wait_s();
+            const auto started = std::chrono::steady_clock::now();
+            const HttpReply reply =
+                id_.poll_channel().get("/agent/v1/commands?wait_s=" + std::to_string(wait_s),
+                                       id_.record().device_token, seconds(wait_s) + kPollReadSlack);
+            if (ctx_.stop.requested()) return;
+            switch (classify_reply(reply)) {
+                case ReplyAction::kAccepted: {
+                    const bool idle = handle_commands(reply);
+                    const auto elapsed = std::chrono::steady_clock::now() - started;
+                    if (idle && elapsed < kMinPollSpacing) {
+                        sleep(std::chrono::duration_cast<milliseconds>(kMinPollSpacing - elapsed));
+                    }
+                    break;
+                }
+                case ReplyAction::kRefused:
+                    id_.refuse("the command poll", reply);
+                    return;
+                case ReplyAction::kRetryAfter:
+                case ReplyAction::kBackOff:
+                case ReplyAction::kRejected:
+                    wait_before_retry(reply, "command poll");
+                    break;
+            }
+        }
+    }
+
+    // Runs what the answer delivered. True when it was a well-formed answer
+    // with no commands (the poll simply timed out on the server).
+    bool handle_commands(const HttpReply& reply) {
+        auto answer = parse_commands_answer(reply.body);
+        if (!answer.ok()) {
+            const milliseconds delay = backoff_.next();
+            spdlog::warn("{}: {}; polling again in {} ms", id_.label(), answer.status().message(),
+                         delay.count());
+            sleep(delay);
+            return false;
+        }
+        backoff_.reset();
+        ServerSettings settings;
+        settings.quarantined = answer->quarantined;
+        id_.apply(settings);
+        if (answer->skipped > 0) {
+            spdlog::warn("{}: {} command(s) without a command_id ignored", id_.label(),
+                         answer->skipped);
+        }
+        for (const AgentCommand& cmd : answer->commands) {
+            if (!keep_going()) break;
+            handle_command(cmd);
+        }
+        return answer->commands.empty();
+    }
+
+    void handle_command(const AgentCommand& cmd) {
+        if (const std::string* sent = recent_.find(cmd.command_id)) {
+            spdlog::debug("{}: command {} delivered again; resending its result", id_.label(),
+                          cmd.command_id);
+            post_result(cmd.command_id, *sent);
+            return;
+        }
+        const bool quarantined = id_.quarantined();
+        spdlog::info("{}: command {} {}.{}{}", id_.label(), cmd.command_id, cmd.plugin, cmd.action,
+                     quarantined ? " refused (quarantined)" : "");
+        std::string body = execute_command(cmd, quarantined, ctx_.plugins);
+        recent_.remember(cmd.command_id, body);
+        post_result(cmd.command_id, body);
+    }
+
+    void post_result(const std::string& command_id, const std::string& body) {
+        Backoff retry(ctx_.options.backoff_initial, ctx_.options.backoff_max);
+        while (keep_going()) {
+            const HttpReply reply =
+                id_.poll_channel().post("/agent/v1/results", id_.record().device_token, body);
+            switch (classify_reply(reply)) {
+                case ReplyAction::kAccepted:
+                    return;
+                case ReplyAction::kRefused:
+                    id_.refuse("a result", reply);
+                    return;
+                case ReplyAction::kRejected:
+                    spdlog::warn("{}: result for command {} not accepted ({})", id_.label(),
+                                 command_id, describe_reply(reply));
+                    return;
+                case ReplyAction::kRetryAfter: {
+                    const int s = reply.retry_after_s.value_or(
+                        static_cast<int>(ctx_.options.default_retry_after.count()));
+                    sleep(seconds(s));
+                    break;
+                }
+                case ReplyAction::kBackOff: {
+                    const milliseconds delay = retry.next();
+                    spdlog::warn(
+                        "{}: posting the result of command {} failed ({}); retrying in "
+                        "{} ms",
+                        id_.label(), command_id, describe_reply(reply), delay.count());
+                    sleep(delay);
+                    break;
+                }
+            }
+        }
+    }
+
+    // A fresh connection: the identity's own may have just been cancelled.
+    void goodbye() {
+        HttpTimeouts t;
+        t.connect = ctx_.options.goodbye_timeout;
+        t.read = ctx_.options.goodbye_timeout;
+        t.write = ctx_.options.goodbye_timeout;
+        HttpChannel channel(ctx_.endpoint, ctx_.options.ca_file, t);
+        const HttpReply reply = channel.post("/agent/v1/goodbye", id_.record().device_token, "{}");
+        if (reply.ok()) {
+            spdlog::info("{}: said goodbye", id_.label());
+        } else {
+            spdlog::warn("{}: goodbye not delivered ({})", id_.label(), describe_reply(reply));
+        }
+    }
+
+    Identity& id_;
+    const RuntimeContext& ctx_;
+    Backoff backoff_;
+    RecentCommands recent_;
+};
+
+}  // namespace
+
+void run_identity(Identity& identity, const RuntimeContext& ctx) {
+    IdentityWorker(identity, ctx).run();
+}
+
+}  // namespace yuzu::agent

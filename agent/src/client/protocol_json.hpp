@@ -1,0 +1,82 @@
+// The agent protocol's bodies (docs/agent-protocol.md): building what the
+// agent sends, reading what the server answers, and sorting each reply into
+// what the protocol's error table says to do with it.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/http_channel.hpp"
+#include "yuzu/agent/host_facts.hpp"
+#include "yuzu/agent/perf_sample.hpp"
+#include "yuzu/common/status.hpp"
+
+namespace yuzu::agent {
+
+// The protocol's error table, as actions.
+enum class ReplyAction {
+    kAccepted,    // 2xx
+    kRefused,     // 401: stop this identity
+    kRetryAfter,  // 429 / 503: wait Retry-After (default 5 s)
+    kBackOff,     // no answer or another 5xx: exponential back-off
+    kRejected,    // another 4xx: log it, do not resend the same body
+};
+ReplyAction classify_reply(const HttpReply& reply);
+
+// "HTTP 503: server draining (correlation 1a2b)" or "no answer from the
+// server: Connection":
+// for logs; never contains a token.
+std::string describe_reply(const HttpReply& reply);
+
+// The server's interval settings; each present only when the answer had it.
+struct ServerSettings {
+    std::optional<int> heartbeat_interval_s;
+    std::optional<int> inventory_interval_s;
+    std::optional<int> poll_wait_s;
+    std::optional<bool> quarantined;
+};
+
+struct EnrollAnswer {
+    std::string agent_id;
+    std::string device_token;
+    ServerSettings settings;
+};
+
+std::string enroll_body(const std::string& enrollment_token, const HostFacts& facts);
+// InvalidArgument when agent_id or device_token is missing.
+Result<EnrollAnswer> parse_enroll_answer(const std::string& body);
+
+std::string heartbeat_body(const HostFacts& facts, std::optional<int64_t> uptime_s,
+                           const PerfSample& perf);
+// Heartbeat answers are read leniently: what is missing stays unset.
+ServerSettings parse_settings(const std::string& body);
+
+// sources_json is the "sources" object as JSON text; it is spliced in as is.
+std::string inventory_body(int64_t collected_at_ms, const std::string& sources_json);
+
+struct AgentCommand {
+    std::string command_id;
+    std::string execution_id;
+    std::string plugin;
+    std::string action;
+    std::string params_json = "{}";
+    int timeout_s = 60;
+};
+
+struct CommandsAnswer {
+    std::vector<AgentCommand> commands;
+    std::optional<bool> quarantined;
+    int skipped = 0;  // entries without a command_id: they cannot be answered
+};
+// InvalidArgument when the body is not an object with a "commands" array.
+Result<CommandsAnswer> parse_commands_answer(const std::string& body);
+
+std::string result_body(const std::string& command_id, const std::string& status,
+                        const std::string& output_json, const std::string& error,
+                        int64_t duration_ms);
+
+}  // namespace yuzu::agent

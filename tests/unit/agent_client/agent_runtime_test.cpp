@@ -1,0 +1,313 @@
+// AgentRuntime end to end against the in-process fake server.
+#include "yuzu/agent/agent_runtime.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <set>
+
+#include "agent_harness.hpp"
+#include "yuzu/agent/identity_store.hpp"
+
+namespace yuzu::agent::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr const char* kHeartbeat = "/agent/v1/heartbeat";
+constexpr const char* kInventory = "/agent/v1/inventory";
+constexpr const char* kCommands = "/agent/v1/commands";
+constexpr const char* kResults = "/agent/v1/results";
+constexpr const char* kGoodbye = "/agent/v1/goodbye";
+constexpr const char* kEnroll = "/agent/v1/enroll";
+
+mode_t mode_of(const std::filesystem::path& p) {
+    struct stat st {};
+    EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+    return st.st_mode & 0777;
+}
+
+TEST(AgentRuntime, EnrollsOnceAndReusesIdentityOnRestart) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    const auto identity_dir = dir.path() / "state" / "agent-0";
+    {
+        RunningAgent agent(options_for(server, dir), plugins.registry);
+        ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kHeartbeat) >= 1; }));
+        EXPECT_TRUE(agent.stop().ok());
+    }
+    ASSERT_EQ(server.enroll_count(), 1);
+    EXPECT_EQ(mode_of(identity_dir / "identity.json"), 0600u);
+    EXPECT_EQ(mode_of(identity_dir), 0700u);
+    auto record = load_identity(identity_dir);
+    ASSERT_TRUE(record.ok()) << record.status().to_string();
+    EXPECT_EQ(record->agent_id, server.agent_ids()[0]);
+    EXPECT_EQ(record->server_url, server.url());
+    EXPECT_EQ(record->device_token, server.bearers(kHeartbeat)[0]);
+    // Nothing but identity.json is left in the directory (no temp files).
+    int entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(identity_dir)) {
+        ++entries;
+    }
+    EXPECT_EQ(entries, 1);
+
+    const size_t heartbeats_before = server.count(kHeartbeat);
+    {
+        AgentOptions again = options_for(server, dir);
+        again.enrollment_token.clear();  // not needed any more
+        RunningAgent agent(std::move(again), plugins.registry);
+        ASSERT_TRUE(FakeAgentServer::wait_until(
+            [&] { return server.count(kHeartbeat) > heartbeats_before; }));
+        EXPECT_TRUE(agent.stop().ok());
+    }
+    EXPECT_EQ(server.enroll_count(), 1);
+    EXPECT_EQ(server.bearers(kHeartbeat).back(), record->device_token);
+}
+
+TEST(AgentRuntime, HeartbeatCarriesHostFactsAndRepeats) {
+    FakeAgentServer server;  // heartbeat_interval_s = 1
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    ASSERT_TRUE(
+        FakeAgentServer::wait_until([&] { return server.count(kHeartbeat) >= 2; }, seconds(5)));
+    const auto hb = server.bodies(kHeartbeat)[0];
+    EXPECT_EQ(hb["os"], "linux");
+    EXPECT_FALSE(hb["hostname"].get<std::string>().empty());
+    EXPECT_FALSE(hb["arch"].get<std::string>().empty());
+    EXPECT_FALSE(hb["agent_version"].get<std::string>().empty());
+    EXPECT_GE(hb["uptime_s"].get<int64_t>(), 0);
+    EXPECT_FALSE(hb.contains("enrollment_token"));
+    ASSERT_TRUE(hb.contains("perf"));
+    EXPECT_TRUE(hb["perf"].contains("mem_used_pct"));
+    const auto times = server.arrivals(kHeartbeat);
+    EXPECT_GE(times[1] - times[0], milliseconds(800));
+}
+
+TEST(AgentRuntime, InventoryCarriesEverySourceOfTheRealHost) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    AgentOptions options = options_for(server, dir);
+    options.collect_sources = nullptr;  // the real collectors
+    RunningAgent agent(std::move(options), plugins.registry);
+    ASSERT_TRUE(
+        FakeAgentServer::wait_until([&] { return server.count(kInventory) >= 1; }, seconds(20)));
+    const auto inv = server.bodies(kInventory)[0];
+    EXPECT_GT(inv["collected_at"].get<int64_t>(), 1'600'000'000'000);
+    for (const auto& name : inventory_source_names()) {
+        ASSERT_TRUE(inv["sources"].contains(name)) << name;
+        const auto& status = inv["sources"][name]["status"];
+        EXPECT_TRUE(status == "ok" || status == "unavailable") << name;
+    }
+    EXPECT_EQ(inv["sources"]["kernel"]["status"], "ok");
+}
+
+TEST(AgentRuntime, CommandResultCarriesThePluginOutput) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    server.push_commands({command("c1", "test", "echo", {{"name", "value"}}),
+                          command("c2", "test", "fail"), command("c3", "nope", "missing")});
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 3; }));
+    const auto results = server.bodies(kResults);
+    EXPECT_EQ(results[0]["command_id"], "c1");
+    EXPECT_EQ(results[0]["status"], "success");
+    EXPECT_EQ(results[0]["output"]["params"], nlohmann::json({{"name", "value"}}));
+    EXPECT_EQ(results[0]["output"]["timeout_ms"], 7000);  // the command's timeout_s
+    EXPECT_FALSE(results[0].contains("error"));
+    EXPECT_TRUE(results[0]["duration_ms"].is_number_integer());
+    EXPECT_EQ(results[1]["status"], "failure");
+    EXPECT_EQ(results[1]["error"], "it failed on purpose");
+    EXPECT_EQ(results[2]["status"], "failure");
+    EXPECT_FALSE(results[2]["error"].get<std::string>().empty());
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kHeartbeat) >= 1; }));
+    EXPECT_EQ(server.bearers(kResults)[0], server.bearers(kHeartbeat)[0]);
+}
+
+TEST(AgentRuntime, RepeatedCommandIdIsNotRunTwice) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    server.push_commands({command("same", "test", "echo")});
+    server.push_commands({command("same", "test", "echo")});  // delivered at least once
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 2; }));
+    EXPECT_EQ(plugins.echo_runs.load(), 1);
+    const auto results = server.bodies(kResults);
+    EXPECT_EQ(results[0], results[1]);  // the stored result is sent again
+}
+
+TEST(AgentRuntime, QuarantinedAgentRefusesEveryCommand) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    server.set_quarantined(true);
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    server.push_commands({command("q1", "test", "echo"), command("q2", "test", "fail")});
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 2; }));
+    for (const auto& r : server.bodies(kResults)) {
+        EXPECT_EQ(r["status"], "refused");
+        EXPECT_EQ(r["error"], "agent is quarantined");
+    }
+    EXPECT_EQ(plugins.echo_runs.load(), 0);
+    EXPECT_EQ(plugins.fail_runs.load(), 0);
+
+    // Release: the server clears the flag and the next command runs.
+    server.set_quarantined(false);
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kCommands) >= 3; }));
+    server.push_commands({command("q3", "test", "echo")});
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 3; }));
+    EXPECT_EQ(server.bodies(kResults)[2]["status"], "success");
+    EXPECT_EQ(plugins.echo_runs.load(), 1);
+}
+
+TEST(AgentRuntime, RefusedDeviceTokenStopsTheIdentity) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kHeartbeat) >= 1; }));
+    server.revoke_all_devices();
+    ASSERT_TRUE(agent.wait_finished(seconds(5))) << "the only identity should stop on 401";
+    EXPECT_EQ(agent.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(server.count(kGoodbye), 0u);
+    EXPECT_EQ(server.enroll_count(), 1);  // no silent re-enrollment
+    const size_t polls = server.count(kCommands);
+    std::this_thread::sleep_for(milliseconds(300));
+    EXPECT_EQ(server.count(kCommands), polls);
+}
+
+TEST(AgentRuntime, RefusedEnrollmentTokenStopsWithoutIdentityFile) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    AgentOptions options = options_for(server, dir);
+    options.enrollment_token = "yuzu_wrong";
+    RunningAgent agent(std::move(options), plugins.registry);
+    ASSERT_TRUE(agent.wait_finished(seconds(5)));
+    EXPECT_EQ(agent.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(server.count(kEnroll), 1u);
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "state" / "agent-0" / "identity.json"));
+}
+
+TEST(AgentRuntime, VirtualIdentitiesEnrollSeparately) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    RunningAgent agent(options_for(server, dir, 3), plugins.registry);
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] {
+        const auto bearers = server.bearers(kCommands);
+        const std::set<std::string> polled(bearers.begin(), bearers.end());
+        return server.enroll_count() == 3 && polled.size() == 3;
+    }));
+    const auto ids = server.agent_ids();
+    EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), 3u);
+    std::set<std::string> on_disk;
+    for (int i = 0; i < 3; ++i) {
+        auto record = load_identity(dir.path() / "state" / ("agent-" + std::to_string(i)));
+        ASSERT_TRUE(record.ok()) << i << ": " << record.status().to_string();
+        on_disk.insert(record->agent_id);
+    }
+    EXPECT_EQ(on_disk, std::set<std::string>(ids.begin(), ids.end()));
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] {
+        const auto b = server.bearers(kHeartbeat);
+        return std::set<std::string>(b.begin(), b.end()).size() == 3;
+    }));
+    // Each identity has its own long-poll: a command for "anyone" is answered.
+    server.push_commands({command("v1", "test", "echo")});
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 1; }));
+    EXPECT_TRUE(agent.stop().ok());
+    EXPECT_EQ(server.count(kGoodbye), 3u);
+}
+
+TEST(AgentRuntime, StopDuringALongPollIsPromptAndSaysGoodbye) {
+    FakeAgentServer server;
+    server.set_intervals(10, 300, 25);  // the agent asks to be held 25 s
+    server.set_poll_hold(seconds(25));
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kCommands) >= 1; }));
+    std::this_thread::sleep_for(milliseconds(200));  // the poll is now held by the server
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_TRUE(agent.stop().ok());
+    EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(2));
+    ASSERT_EQ(server.count(kGoodbye), 1u);
+    EXPECT_EQ(server.bearers(kGoodbye)[0], server.bearers(kCommands)[0]);
+}
+
+TEST(AgentRuntime, RetryAfterIsHonoured) {
+    FakeAgentServer server;
+    server.fail_next(kHeartbeat, 503, 1, "1");
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    ASSERT_TRUE(
+        FakeAgentServer::wait_until([&] { return server.count(kHeartbeat) >= 2; }, seconds(5)));
+    const auto times = server.arrivals(kHeartbeat);
+    EXPECT_GE(times[1] - times[0], milliseconds(950));
+}
+
+TEST(AgentRuntime, ServerFaultsAreRetriedWithBackOff) {
+    FakeAgentServer server;
+    server.fail_next(kEnroll, 500, 3);
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kHeartbeat) >= 1; }));
+    EXPECT_EQ(server.count(kEnroll), 4u);
+    const auto times = server.arrivals(kEnroll);
+    // 20 ms doubling (jittered to 75..100%): at least 15 + 30 + 60 ms in all.
+    EXPECT_GE(times[3] - times[0], milliseconds(100));
+}
+
+TEST(AgentRuntime, MissingEnrollmentTokenFailsBeforeStarting) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    AgentOptions options = options_for(server, dir);
+    options.enrollment_token.clear();
+    AgentRuntime runtime(std::move(options), plugins.registry);
+    const Status status = runtime.run();
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(status.message().find("agent-0"), std::string::npos) << status.message();
+    EXPECT_NE(status.message().find("enrollment token"), std::string::npos) << status.message();
+    EXPECT_EQ(server.count(kEnroll), 0u);
+}
+
+TEST(AgentRuntime, IdentityOfAnotherServerIsNotReused) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    const auto identity_dir = prepare_identity_dir(dir.path() / "state", "agent-0");
+    ASSERT_TRUE(identity_dir.ok());
+    IdentityRecord other{"http://elsewhere.example:8081", std::string(32, 'a'), "yuzu_x", 1};
+    ASSERT_TRUE(save_identity(*identity_dir, other).ok());
+    AgentRuntime runtime(options_for(server, dir), plugins.registry);
+    const Status status = runtime.run();
+    EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+    EXPECT_NE(status.message().find("elsewhere.example"), std::string::npos);
+    EXPECT_EQ(server.count(kEnroll), 0u);
+}
+
+TEST(AgentRuntime, BadOptionsAreRefusedBeforeStarting) {
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    FakeAgentServer server;
+    AgentOptions bad_url = options_for(server, dir);
+    bad_url.server_url = "ftp://example";
+    EXPECT_EQ(AgentRuntime(bad_url, plugins.registry).run().code(), StatusCode::kInvalidArgument);
+    AgentOptions bad_count = options_for(server, dir, 0);
+    EXPECT_EQ(AgentRuntime(bad_count, plugins.registry).run().code(), StatusCode::kInvalidArgument);
+    AgentOptions bad_ca = options_for(server, dir);
+    bad_ca.ca_file = (dir.path() / "missing.pem").string();
+    EXPECT_EQ(AgentRuntime(bad_ca, plugins.registry).run().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace yuzu::agent::testing

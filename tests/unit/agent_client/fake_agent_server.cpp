@@ -1,0 +1,222 @@
+#include "fake_agent_server.hpp"
+
+#include <httplib.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace yuzu::agent::testing {
+namespace {
+
+void reply_json(httplib::Response& res, int status, const nlohmann::json& body) {
+    res.status = status;
+    res.set_content(body.dump(), "application/json");
+}
+
+void reply_error(httplib::Response& res, int status, const std::string& message) {
+    reply_json(res, status,
+               {{"error", {{"code", status}, {"message", message}, {"correlation_id", "test"}}}});
+    res.set_header("X-Correlation-Id", "test");
+}
+
+std::string bearer_of(const httplib::Request& req) {
+    const std::string auth = req.get_header_value("Authorization");
+    constexpr std::string_view kPrefix = "Bearer ";
+    return auth.rfind(kPrefix, 0) == 0 ? auth.substr(kPrefix.size()) : std::string();
+}
+
+}  // namespace
+
+FakeAgentServer::FakeAgentServer() : server_(std::make_unique<httplib::Server>()) {
+    install_routes();
+    port_ = server_->bind_to_any_port("127.0.0.1");
+    if (port_ <= 0) throw std::runtime_error("fake agent server could not bind");
+    // Connections made before listen_after_bind() runs wait in the backlog.
+    thread_ = std::thread([this] { server_->listen_after_bind(); });
+    // stop() before the listen loop runs would be lost and the join would hang.
+    while (!server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+FakeAgentServer::~FakeAgentServer() {
+    {
+        std::lock_guard lock(mu_);
+        shutting_down_ = true;
+    }
+    cv_.notify_all();
+    server_->stop();
+    thread_.join();
+}
+
+std::string FakeAgentServer::url() const {
+    return "http://127.0.0.1:" + std::to_string(port_);
+}
+
+void FakeAgentServer::install_routes() {
+    // Records the request and answers an injected failure, if one is due.
+    // Returns false when the request has been answered already.
+    auto admit = [this](const httplib::Request& req, httplib::Response& res, bool authenticated) {
+        std::lock_guard lock(mu_);
+        Request r;
+        r.body = nlohmann::json::parse(req.body, nullptr, false);
+        r.bearer = bearer_of(req);
+        r.at = std::chrono::steady_clock::now();
+        requests_[req.path].push_back(r);
+        if (auto it = failures_.find(req.path); it != failures_.end() && it->second.remaining > 0) {
+            --it->second.remaining;
+            if (!it->second.retry_after.empty()) {
+                res.set_header("Retry-After", it->second.retry_after);
+            }
+            reply_error(res, it->second.status, "injected failure");
+            return false;
+        }
+        if (authenticated && (revoked_ || tokens_.count(r.bearer) == 0)) {
+            reply_error(res, 401, "device token refused");
+            return false;
+        }
+        return true;
+    };
+
+    server_->Post(
+        "/agent/v1/enroll", [this, admit](const httplib::Request& req, httplib::Response& res) {
+            if (!admit(req, res, false)) return;
+            const auto body = nlohmann::json::parse(req.body, nullptr, false);
+            if (!body.is_object() || body.value("enrollment_token", "") != kEnrollmentToken) {
+                reply_error(res, 401, "bad enrollment token");
+                return;
+            }
+            std::lock_guard lock(mu_);
+            char id[33];
+            std::snprintf(id, sizeof id, "%032x", static_cast<unsigned>(agent_ids_.size() + 0xa0));
+            const std::string token = "yuzu_device_" + std::to_string(agent_ids_.size());
+            agent_ids_.push_back(id);
+            tokens_[token] = id;
+            reply_json(res, 201,
+                       {{"agent_id", id},
+                        {"device_token", token},
+                        {"heartbeat_interval_s", heartbeat_s_},
+                        {"inventory_interval_s", inventory_s_},
+                        {"poll_wait_s", poll_wait_s_}});
+        });
+
+    server_->Post(
+        "/agent/v1/heartbeat", [this, admit](const httplib::Request& req, httplib::Response& res) {
+            if (!admit(req, res, true)) return;
+            std::lock_guard lock(mu_);
+            reply_json(res, 200,
+                       {{"heartbeat_interval_s", heartbeat_s_}, {"quarantined", quarantined_}});
+        });
+
+    for (const char* path : {"/agent/v1/inventory", "/agent/v1/results", "/agent/v1/goodbye"}) {
+        server_->Post(path, [admit](const httplib::Request& req, httplib::Response& res) {
+            if (!admit(req, res, true)) return;
+            res.status = 204;
+        });
+    }
+
+    server_->Get("/agent/v1/commands", [this, admit](const httplib::Request& req,
+                                                     httplib::Response& res) {
+        if (!admit(req, res, true)) return;
+        const int wait_s = std::atoi(req.get_param_value("wait_s").c_str());
+        std::unique_lock lock(mu_);
+        const auto hold = std::min<std::chrono::milliseconds>(hold_, std::chrono::seconds(wait_s));
+        cv_.wait_for(lock, hold, [this] { return shutting_down_ || !answers_.empty(); });
+        nlohmann::json commands = nlohmann::json::array();
+        if (!answers_.empty()) {
+            commands = std::move(answers_.front());
+            answers_.pop_front();
+        }
+        reply_json(res, 200, {{"commands", commands}, {"quarantined", quarantined_}});
+    });
+}
+
+void FakeAgentServer::push_commands(nlohmann::json commands) {
+    {
+        std::lock_guard lock(mu_);
+        answers_.push_back(std::move(commands));
+    }
+    cv_.notify_all();
+}
+
+void FakeAgentServer::set_poll_hold(std::chrono::milliseconds hold) {
+    std::lock_guard lock(mu_);
+    hold_ = hold;
+}
+
+void FakeAgentServer::set_quarantined(bool quarantined) {
+    std::lock_guard lock(mu_);
+    quarantined_ = quarantined;
+}
+
+void FakeAgentServer::revoke_all_devices() {
+    std::lock_guard lock(mu_);
+    revoked_ = true;
+}
+
+void FakeAgentServer::fail_next(const std::string& path, int status, int count,
+                                std::string retry_after) {
+    std::lock_guard lock(mu_);
+    failures_[path] = Failure{status, count, std::move(retry_after)};
+}
+
+void FakeAgentServer::set_intervals(int heartbeat_s, int inventory_s, int poll_wait_s) {
+    std::lock_guard lock(mu_);
+    heartbeat_s_ = heartbeat_s;
+    inventory_s_ = inventory_s;
+    poll_wait_s_ = poll_wait_s;
+}
+
+int FakeAgentServer::enroll_count() const {
+    std::lock_guard lock(mu_);
+    return static_cast<int>(agent_ids_.size());
+}
+
+std::vector<std::string> FakeAgentServer::agent_ids() const {
+    std::lock_guard lock(mu_);
+    return agent_ids_;
+}
+
+std::vector<nlohmann::json> FakeAgentServer::bodies(const std::string& path) const {
+    std::lock_guard lock(mu_);
+    std::vector<nlohmann::json> out;
+    if (auto it = requests_.find(path); it != requests_.end()) {
+        for (const auto& r : it->second) out.push_back(r.body);
+    }
+    return out;
+}
+
+std::vector<std::string> FakeAgentServer::bearers(const std::string& path) const {
+    std::lock_guard lock(mu_);
+    std::vector<std::string> out;
+    if (auto it = requests_.find(path); it != requests_.end()) {
+        for (const auto& r : it->second) out.push_back(r.bearer);
+    }
+    return out;
+}
+
+std::vector<std::chrono::steady_clock::time_point> FakeAgentServer::arrivals(
+    const std::string& path) const {
+    std::lock_guard lock(mu_);
+    std::vector<std::chrono::steady_clock::time_point> out;
+    if (auto it = requests_.find(path); it != requests_.end()) {
+        for (const auto& r : it->second) out.push_back(r.at);
+    }
+    return out;
+}
+
+size_t FakeAgentServer::count(const std::string& path) const {
+    std::lock_guard lock(mu_);
+    const auto it = requests_.find(path);
+    return it == requests_.end() ? 0 : it->second.size();
+}
+
+bool FakeAgentServer::wait_until(const std::function<bool()>& pred,
+                                 std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (pred()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pred();
+}
+
+}  // namespace yuzu::agent::testing

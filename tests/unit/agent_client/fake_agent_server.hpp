@@ -1,0 +1,98 @@
+// An in-process agent-plane server on 127.0.0.1 (port 0) that speaks just
+// enough of docs/agent-protocol.md for the client tests: it enrolls, takes
+// heartbeats, inventory, results and goodbyes, records every body, and
+// hands out the command answers a test queues.
+//
+// Thread-safety: every member may be called from the test thread while
+// the server's worker threads serve the agent.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace httplib {
+class Server;
+}
+
+namespace yuzu::agent::testing {
+
+inline constexpr const char* kEnrollmentToken = "yuzu_enroll_test_token";
+
+class FakeAgentServer {
+  public:
+    FakeAgentServer();
+    ~FakeAgentServer();
+    FakeAgentServer(const FakeAgentServer&) = delete;
+    FakeAgentServer& operator=(const FakeAgentServer&) = delete;
+
+    std::string url() const;
+
+    // --- behaviour ---
+    // The next poll answers {"commands": commands}; polls with nothing queued
+    // are held up to hold_ms (or wait_s, if shorter) and answer an empty list.
+    void push_commands(nlohmann::json commands);
+    void set_poll_hold(std::chrono::milliseconds hold);
+    void set_quarantined(bool quarantined);
+    // Every request with a device token gets 401 from now on.
+    void revoke_all_devices();
+    // The next `count` requests to `path` (e.g. "/agent/v1/heartbeat") get
+    // `status` with an optional Retry-After header.
+    void fail_next(const std::string& path, int status, int count, std::string retry_after = "");
+    // What enrollment answers carry.
+    void set_intervals(int heartbeat_s, int inventory_s, int poll_wait_s);
+
+    // --- records ---
+    int enroll_count() const;
+    std::vector<std::string> agent_ids() const;  // in issue order
+    std::vector<nlohmann::json> bodies(const std::string& path) const;
+    std::vector<std::string> bearers(const std::string& path) const;
+    std::vector<std::chrono::steady_clock::time_point> arrivals(const std::string& path) const;
+    size_t count(const std::string& path) const;
+
+    // Polls pred every 10 ms until it holds or timeout passes.
+    static bool wait_until(const std::function<bool()>& pred,
+                           std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+
+  private:
+    struct Request {
+        nlohmann::json body;
+        std::string bearer;
+        std::chrono::steady_clock::time_point at;
+    };
+    void install_routes();
+
+    std::unique_ptr<httplib::Server> server_;
+    int port_ = 0;
+    std::thread thread_;
+
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    bool shutting_down_ = false;
+    std::deque<nlohmann::json> answers_;
+    std::chrono::milliseconds hold_{1000};
+    bool quarantined_ = false;
+    bool revoked_ = false;
+    int heartbeat_s_ = 1;
+    int inventory_s_ = 300;
+    int poll_wait_s_ = 1;
+    std::map<std::string, std::string> tokens_;  // device token -> agent id
+    std::vector<std::string> agent_ids_;
+    std::map<std::string, std::vector<Request>> requests_;  // by path
+    struct Failure {
+        int status;
+        int remaining;
+        std::string retry_after;
+    };
+    std::map<std::string, Failure> failures_;
+};
+
+}  // namespace yuzu::agent::testing

@@ -1,0 +1,213 @@
+#include "client/protocol_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "client/backoff.hpp"
+#include "client/command_executor.hpp"
+#include "client/http_channel.hpp"
+#include "client/recent_commands.hpp"
+#include "yuzu/agent/logging.hpp"
+
+namespace yuzu::agent {
+namespace {
+
+using nlohmann::json;
+
+HttpReply reply(int status, std::string body = "", std::optional<int> retry_after = {}) {
+    HttpReply r;
+    r.status = status;
+    r.body = std::move(body);
+    r.retry_after_s = retry_after;
+    if (status == 0) r.transport_error = "Connection";
+    return r;
+}
+
+TEST(ProtocolReplies, ClassifiedAsTheErrorTableSays) {
+    EXPECT_EQ(classify_reply(reply(200)), ReplyAction::kAccepted);
+    EXPECT_EQ(classify_reply(reply(201)), ReplyAction::kAccepted);
+    EXPECT_EQ(classify_reply(reply(204)), ReplyAction::kAccepted);
+    EXPECT_EQ(classify_reply(reply(401)), ReplyAction::kRefused);
+    EXPECT_EQ(classify_reply(reply(429)), ReplyAction::kRetryAfter);
+    EXPECT_EQ(classify_reply(reply(503)), ReplyAction::kRetryAfter);
+    EXPECT_EQ(classify_reply(reply(500)), ReplyAction::kBackOff);
+    EXPECT_EQ(classify_reply(reply(502)), ReplyAction::kBackOff);
+    EXPECT_EQ(classify_reply(reply(0)), ReplyAction::kBackOff);
+    EXPECT_EQ(classify_reply(reply(400)), ReplyAction::kRejected);
+    EXPECT_EQ(classify_reply(reply(413)), ReplyAction::kRejected);
+    EXPECT_EQ(classify_reply(reply(404)), ReplyAction::kRejected);
+}
+
+TEST(ProtocolReplies, DescribedWithTheServerMessage) {
+    HttpReply r = reply(400, R"({"error":{"code":400,"message":"hostname: too long"}})");
+    r.correlation_id = "abc123";
+    EXPECT_EQ(describe_reply(r), "HTTP 400: hostname: too long (correlation abc123)");
+    EXPECT_EQ(describe_reply(reply(502, "<html>bad gateway</html>")), "HTTP 502");
+    EXPECT_EQ(describe_reply(reply(0)), "no answer from the server: Connection");
+}
+
+TEST(ProtocolReplies, RetryAfterSeconds) {
+    EXPECT_EQ(parse_retry_after("7"), 7);
+    EXPECT_EQ(parse_retry_after("0"), 0);
+    EXPECT_EQ(parse_retry_after("99999"), 3600);
+    EXPECT_FALSE(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
+    EXPECT_FALSE(parse_retry_after("-1"));
+    EXPECT_FALSE(parse_retry_after(""));
+}
+
+TEST(ProtocolBodies, EnrollAndHeartbeat) {
+    HostFacts facts{"web-01", "linux", "x86_64", "Debian GNU/Linux 12 (bookworm)"};
+    const json enroll = json::parse(enroll_body("yuzu_tok", facts));
+    EXPECT_EQ(enroll["enrollment_token"], "yuzu_tok");
+    EXPECT_EQ(enroll["hostname"], "web-01");
+    EXPECT_EQ(enroll["os"], "linux");
+    EXPECT_EQ(enroll["arch"], "x86_64");
+    EXPECT_EQ(enroll["os_version"], "Debian GNU/Linux 12 (bookworm)");
+    EXPECT_TRUE(enroll["agent_version"].is_string());
+
+    PerfSample perf;
+    perf.mem_used_pct = 41.0;
+    perf.load1 = 0.12;
+    const json hb = json::parse(heartbeat_body(facts, 12345, perf));
+    EXPECT_EQ(hb["uptime_s"], 12345);
+    EXPECT_EQ(hb["perf"], json({{"mem_used_pct", 41.0}, {"load1", 0.12}}));
+    EXPECT_FALSE(hb.contains("enrollment_token"));
+    const json bare = json::parse(heartbeat_body(facts, std::nullopt, PerfSample{}));
+    EXPECT_FALSE(bare.contains("perf"));  // only what could be measured
+    EXPECT_FALSE(bare.contains("uptime_s"));
+}
+
+TEST(ProtocolBodies, EnrollAnswer) {
+    auto ok = parse_enroll_answer(
+        R"({"agent_id":"ab","device_token":"yuzu_d","heartbeat_interval_s":10,
+            "inventory_interval_s":300,"poll_wait_s":25,"extra":true})");
+    ASSERT_TRUE(ok.ok());
+    EXPECT_EQ(ok->agent_id, "ab");
+    EXPECT_EQ(ok->settings.heartbeat_interval_s, 10);
+    EXPECT_EQ(ok->settings.inventory_interval_s, 300);
+    EXPECT_EQ(ok->settings.poll_wait_s, 25);
+    EXPECT_FALSE(parse_enroll_answer(R"({"agent_id":"ab"})").ok());
+    EXPECT_FALSE(parse_enroll_answer("garbage").ok());
+    const auto settings = parse_settings(R"({"heartbeat_interval_s":0,"quarantined":true})");
+    EXPECT_FALSE(settings.heartbeat_interval_s);  // 0 is not an interval
+    EXPECT_EQ(settings.quarantined, true);
+}
+
+TEST(ProtocolBodies, InventorySplicesTheSources) {
+    const json body = json::parse(inventory_body(1764460800000, R"({"kernel":{"status":"ok"}})"));
+    EXPECT_EQ(body["collected_at"], 1764460800000);
+    EXPECT_EQ(body["sources"]["kernel"]["status"], "ok");
+}
+
+TEST(ProtocolBodies, CommandsAnswer) {
+    auto answer = parse_commands_answer(R"({"commands":[
+        {"command_id":"c1","execution_id":"e1","plugin":"os","action":"info",
+         "params":{"a":[1,2]},"timeout_s":5},
+        {"command_id":"c2","plugin":"os","action":"info","timeout_s":999999},
+        {"plugin":"no id"}, 42],
+        "quarantined":false})");
+    ASSERT_TRUE(answer.ok()) << answer.status().to_string();
+    ASSERT_EQ(answer->commands.size(), 2u);
+    EXPECT_EQ(answer->skipped, 2);
+    EXPECT_EQ(answer->quarantined, false);
+    EXPECT_EQ(json::parse(answer->commands[0].params_json), json({{"a", {1, 2}}}));
+    EXPECT_EQ(answer->commands[0].timeout_s, 5);
+    EXPECT_EQ(answer->commands[0].execution_id, "e1");
+    EXPECT_EQ(answer->commands[1].params_json, "{}");
+    EXPECT_EQ(answer->commands[1].timeout_s, 86400);
+    EXPECT_FALSE(parse_commands_answer(R"({"quarantined":true})").ok());
+    EXPECT_FALSE(parse_commands_answer("[]").ok());
+}
+
+TEST(ProtocolBodies, ResultCarriesErrorOnlyWhenNotSuccess) {
+    const json ok = json::parse(result_body("c1", "success", R"({"v":1})", "", 12));
+    EXPECT_EQ(ok, json({{"command_id", "c1"},
+                        {"status", "success"},
+                        {"output", {{"v", 1}}},
+                        {"duration_ms", 12}}));
+    const json failed = json::parse(result_body("c2", "timeout", "null", "took too long", 60000));
+    EXPECT_EQ(failed["error"], "took too long");
+    EXPECT_TRUE(failed["output"].is_null());
+}
+
+PluginRegistry echo_registry(int* runs) {
+    PluginRegistry registry;
+    registry.add(PluginInfo{"t", "echo", "echo", false},
+                 [runs](const std::string& params, const PluginLimits&) {
+                     ++*runs;
+                     PluginOutcome out;
+                     out.status = "success";
+                     out.output_json = params;
+                     return out;
+                 });
+    return registry;
+}
+
+TEST(CommandExecutor, RunsRefusesAndReportsUnknownActions) {
+    int runs = 0;
+    const PluginRegistry registry = echo_registry(&runs);
+    AgentCommand cmd;
+    cmd.command_id = "c1";
+    cmd.plugin = "t";
+    cmd.action = "echo";
+    cmd.params_json = R"({"k":"v"})";
+    const json ran = json::parse(execute_command(cmd, false, registry));
+    EXPECT_EQ(ran["status"], "success");
+    EXPECT_EQ(ran["output"], json({{"k", "v"}}));
+    EXPECT_EQ(runs, 1);
+
+    const json refused = json::parse(execute_command(cmd, true, registry));
+    EXPECT_EQ(refused["status"], "refused");
+    EXPECT_EQ(refused["error"], "agent is quarantined");
+    EXPECT_EQ(runs, 1);
+
+    cmd.action = "missing";
+    EXPECT_EQ(json::parse(execute_command(cmd, false, registry))["status"], "failure");
+    cmd.plugin.clear();
+    EXPECT_EQ(json::parse(execute_command(cmd, false, registry))["error"],
+              "command names no plugin or action");
+}
+
+TEST(RecentCommands, ForgetsTheOldestBeyondCapacity) {
+    RecentCommands recent(2);
+    EXPECT_EQ(recent.find("a"), nullptr);
+    recent.remember("a", "ra");
+    recent.remember("b", "rb");
+    ASSERT_NE(recent.find("a"), nullptr);
+    EXPECT_EQ(*recent.find("a"), "ra");
+    recent.remember("c", "rc");
+    EXPECT_EQ(recent.find("a"), nullptr);
+    EXPECT_EQ(*recent.find("b"), "rb");
+    EXPECT_EQ(*recent.find("c"), "rc");
+    EXPECT_EQ(recent.size(), 2u);
+    recent.remember("c", "rc2");  // remembering again updates, does not evict
+    EXPECT_EQ(*recent.find("b"), "rb");
+    EXPECT_EQ(*recent.find("c"), "rc2");
+}
+
+TEST(Backoff, DoublesToTheCapWithJitterAndResets) {
+    using std::chrono::milliseconds;
+    Backoff backoff(milliseconds(1000), milliseconds(60'000));
+    const int64_t steps[] = {1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000};
+    for (int64_t step : steps) {
+        const auto d = backoff.next().count();
+        EXPECT_GE(d, step * 3 / 4) << step;
+        EXPECT_LE(d, step) << step;
+    }
+    backoff.reset();
+    EXPECT_LE(backoff.next().count(), 1000);
+}
+
+TEST(AgentLogging, JsonLinesAndBadSettings) {
+    const json line = json::parse(format_agent_json_log_line(1764460800123, "info", "hello"));
+    EXPECT_EQ(line["ts"], "2025-11-30T00:00:00.123Z");
+    EXPECT_EQ(line["level"], "info");
+    EXPECT_EQ(line["msg"], "hello");
+    EXPECT_EQ(configure_agent_logging("loud", "text").code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(configure_agent_logging("info", "xml").code(), StatusCode::kInvalidArgument);
+    EXPECT_TRUE(configure_agent_logging("warn", "text").ok());
+}
+
+}  // namespace
+}  // namespace yuzu::agent
