@@ -1,0 +1,86 @@
+// InventoryStore: what agents reported about their hosts, one row per
+// (agent, source) with its collected-at time, replaced on every report.
+// The "packages" source is also indexed as installed-software rows so
+// "which agents have openssl 3.0.x" does not scan JSON blobs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "yuzu/common/clock.hpp"
+#include "yuzu/common/status.hpp"
+
+namespace yuzu::store {
+class Database;
+}
+
+namespace yuzu::fleet {
+
+inline constexpr size_t kMaxInventorySourceBytes = size_t{8} * 1024 * 1024;
+inline constexpr int kMaxInventoryQueryLimit = 1000;
+
+struct InventoryItem {
+    std::string agent_id;
+    std::string source;  // [a-z0-9_]{1,64}
+    std::string status;  // "ok" | "unavailable"
+    std::string reason;  // why unavailable
+    std::string data_json;  // the source's JSON ("null" when unavailable)
+    int64_t collected_at_ms = 0;
+    int64_t received_at_ms = 0;
+};
+
+struct InventoryTable {
+    std::string source;
+    int64_t agent_count = 0;
+    int64_t last_collected_ms = 0;
+};
+
+struct InstalledSoftware {
+    std::string agent_id;
+    std::string name;
+    std::string version;
+    std::string arch;
+};
+
+// `only_agents`, when set, restricts every query to those agents (the
+// caller's management-group view); an agent outside it is never returned.
+struct InventoryQuery {
+    std::optional<std::string> agent_id;
+    std::optional<std::string> source;
+    std::optional<std::set<std::string>> only_agents;
+    int limit = 100;  // 1..kMaxInventoryQueryLimit
+};
+
+struct SoftwareQuery {
+    std::optional<std::string> name;  // exact match
+    std::optional<std::string> agent_id;
+    std::optional<std::set<std::string>> only_agents;
+    int limit = 100;
+};
+
+class InventoryStore {
+  public:
+    InventoryStore(store::Database& db, const Clock& clock);
+
+    // Replaces the given sources of one agent in one transaction (sources
+    // not in `items` keep their previous rows). InvalidArgument for a bad
+    // source name, status or JSON; PayloadTooLarge over the per-source cap.
+    Status replace(const std::string& agent_id, const std::vector<InventoryItem>& items);
+
+    Result<std::vector<InventoryItem>> for_agent(const std::string& agent_id) const;
+    // Rows ordered by agent_id, source. The bool is true when `limit` cut
+    // the answer short.
+    Result<std::pair<std::vector<InventoryItem>, bool>> query(const InventoryQuery& q) const;
+    Result<std::vector<InventoryTable>> tables(
+        const std::optional<std::set<std::string>>& only_agents = std::nullopt) const;
+    Result<std::pair<std::vector<InstalledSoftware>, bool>> software(const SoftwareQuery& q) const;
+
+  private:
+    store::Database& db_;
+    const Clock& clock_;
+};
+
+}  // namespace yuzu::fleet

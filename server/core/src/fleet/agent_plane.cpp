@@ -1,0 +1,402 @@
+// The /agent/v1/ routes (docs/agent-protocol.md). Every route but enroll
+// authenticates the device token first; any authenticated request counts as
+// the agent being seen.
+#include "yuzu/fleet/agent_plane.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "yuzu/audit/audit_log.hpp"
+#include "yuzu/fleet/agent_registry.hpp"
+#include "yuzu/fleet/command_queue.hpp"
+#include "yuzu/fleet/enrollment.hpp"
+#include "yuzu/fleet/fleet.hpp"
+#include "yuzu/fleet/inventory_store.hpp"
+#include "yuzu/http/server.hpp"
+#include "yuzu/metrics/builder.hpp"
+#include "yuzu/metrics/counter.hpp"
+#include "yuzu/metrics/family.hpp"
+#include "yuzu/metrics/gauge.hpp"
+
+namespace yuzu::fleet {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kRetryAfterS = 5;
+
+int http_status_of(const Status& s) {
+    switch (s.code()) {
+        case StatusCode::kInvalidArgument:
+            return 400;
+        case StatusCode::kUnauthenticated:
+            return 401;
+        case StatusCode::kPermissionDenied:
+            return 403;
+        case StatusCode::kNotFound:
+            return 404;
+        case StatusCode::kAlreadyExists:
+        case StatusCode::kFailedPrecondition:
+            return 409;
+        case StatusCode::kPayloadTooLarge:
+            return 413;
+        case StatusCode::kResourceExhausted:
+            return 429;
+        case StatusCode::kUnavailable:
+            return 503;
+        default:
+            return 500;
+    }
+}
+
+void write_status(httplib::Response& res, const Status& s) {
+    const int code = http_status_of(s);
+    if (code == 401) res.set_header("WWW-Authenticate", "Bearer realm=\"yuzu-agent\"");
+    if (code == 429 || code == 503) res.set_header("Retry-After", std::to_string(kRetryAfterS));
+    // Internal details stay in the log, not in the answer to an agent.
+    http::write_error(res, code, code == 500 ? "internal error" : s.message());
+}
+
+std::optional<json> parse_object(const httplib::Request& req, httplib::Response& res) {
+    json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded() || !body.is_object()) {
+        http::write_error(res, 400, "request body must be a JSON object");
+        return std::nullopt;
+    }
+    return body;
+}
+
+// Reads an optional string field; a present field of another type is an error.
+bool read_string(const json& body, const char* key, std::string& out, httplib::Response& res) {
+    auto it = body.find(key);
+    if (it == body.end() || it->is_null()) return true;
+    if (!it->is_string()) {
+        http::write_error(res, 400, std::string("field '") + key + "' must be a string");
+        return false;
+    }
+    out = it->get<std::string>();
+    return true;
+}
+
+std::optional<double> read_number(const json& obj, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+}
+
+std::string bearer_of(const httplib::Request& req) {
+    const std::string header = req.get_header_value("Authorization");
+    constexpr std::string_view kPrefix = "Bearer ";
+    if (header.size() <= kPrefix.size() || header.compare(0, kPrefix.size(), kPrefix) != 0) {
+        return {};
+    }
+    return header.substr(kPrefix.size());
+}
+
+class AgentPlane {
+  public:
+    explicit AgentPlane(AgentPlaneContext& ctx)
+        : ctx_(ctx),
+          enrollments_(metrics::BuildCounter()
+                           .Name("yuzu_agent_enrollments_total")
+                           .Help("Agent enrollment attempts by result")
+                           .Register(ctx.metrics)),
+          results_(metrics::BuildCounter()
+                       .Name("yuzu_agent_results_total")
+                       .Help("Command results received from agents by status")
+                       .Register(ctx.metrics)),
+          polls_waiting_(metrics::BuildGauge()
+                             .Name("yuzu_agent_polls_waiting")
+                             .Help("Agent long-polls held open right now")
+                             .Register(ctx.metrics)
+                             .Add({})),
+          polls_refused_(metrics::BuildCounter()
+                             .Name("yuzu_agent_polls_refused_total")
+                             .Help("Long-polls answered 429 because every poll slot was taken")
+                             .Register(ctx.metrics)
+                             .Add({})) {}
+
+    void enroll(const httplib::Request& req, httplib::Response& res) {
+        auto body = parse_object(req, res);
+        if (!body) return;
+        EnrollRequest r;
+        if (!read_string(*body, "enrollment_token", r.enrollment_token, res) ||
+            !read_string(*body, "hostname", r.hostname, res) ||
+            !read_string(*body, "os", r.os, res) ||
+            !read_string(*body, "os_version", r.os_version, res) ||
+            !read_string(*body, "arch", r.arch, res) ||
+            !read_string(*body, "agent_version", r.agent_version, res)) {
+            return;
+        }
+        r.source_ip = req.remote_addr;
+        auto enrolled = ctx_.fleet.enrollment().enroll(r);
+        if (!enrolled.ok()) {
+            const bool auth_failure = enrolled.status().code() == StatusCode::kUnauthenticated;
+            enrollments_.Add({{"result", auth_failure ? "denied" : "invalid"}}).Increment();
+            audit(req, res, "", "agent.enroll",
+                  auth_failure ? audit::AuditResult::kDenied : audit::AuditResult::kFailure,
+                  "hostname=" + r.hostname + " " + enrolled.status().message());
+            write_status(res, enrolled.status());
+            return;
+        }
+        enrollments_.Add({{"result", "success"}}).Increment();
+        audit(req, res, enrolled->agent_id, "agent.enroll", audit::AuditResult::kSuccess,
+              "hostname=" + r.hostname + " os=" + r.os + " arch=" + r.arch);
+        spdlog::info("agent {} enrolled (hostname {}, {} {})", enrolled->agent_id, r.hostname, r.os,
+                     r.arch);
+        const auto& o = ctx_.fleet.options();
+        json answer = {
+            {"agent_id", enrolled->agent_id},
+            {"device_token", enrolled->device_token},
+            {"heartbeat_interval_s", o.heartbeat_interval_s},
+            {"inventory_interval_s", o.inventory_interval_s},
+            {"poll_wait_s", std::min(ctx_.options.default_poll_wait_s, o.max_poll_wait_s)}};
+        http::write_json(res, 201, answer.dump());
+    }
+
+    void heartbeat(const httplib::Request& req, httplib::Response& res) {
+        auto agent = authenticate(req, res);
+        if (!agent) return;
+        auto body = parse_object(req, res);
+        if (!body) return;
+        Heartbeat beat;
+        if (!read_string(*body, "hostname", beat.hostname, res) ||
+            !read_string(*body, "os", beat.os, res) ||
+            !read_string(*body, "os_version", beat.os_version, res) ||
+            !read_string(*body, "arch", beat.arch, res) ||
+            !read_string(*body, "agent_version", beat.agent_version, res)) {
+            return;
+        }
+        if (auto up = read_number(*body, "uptime_s"); up && *up >= 0) {
+            beat.uptime_s = static_cast<int64_t>(*up);
+        }
+        if (auto it = body->find("perf"); it != body->end() && it->is_object()) {
+            PerfSample perf;
+            perf.cpu_pct = read_number(*it, "cpu_pct");
+            perf.mem_used_pct = read_number(*it, "mem_used_pct");
+            perf.disk_used_pct = read_number(*it, "disk_used_pct");
+            perf.load1 = read_number(*it, "load1");
+            perf.at_ms = ctx_.clock.now_ms();
+            beat.perf = perf;
+        }
+        if (Status s = ctx_.fleet.registry().record_heartbeat(*agent, beat); !s.ok()) {
+            write_status(res, s);
+            return;
+        }
+        const auto& o = ctx_.fleet.options();
+        json answer = {{"heartbeat_interval_s", o.heartbeat_interval_s},
+                       {"inventory_interval_s", o.inventory_interval_s},
+                       {"quarantined", quarantined(*agent)}};
+        http::write_json(res, 200, answer.dump());
+    }
+
+    void inventory(const httplib::Request& req, httplib::Response& res) {
+        auto agent = authenticate(req, res);
+        if (!agent) return;
+        auto body = parse_object(req, res);
+        if (!body) return;
+        auto sources = body->find("sources");
+        if (sources == body->end() || !sources->is_object()) {
+            http::write_error(res, 400, "field 'sources' must be an object");
+            return;
+        }
+        const int64_t now = ctx_.clock.now_ms();
+        int64_t collected_at = now;
+        if (auto at = read_number(*body, "collected_at"); at && *at > 0) {
+            // An agent clock far ahead of ours would make its data look fresh
+            // forever; never record a collection time in the future.
+            collected_at = std::min(static_cast<int64_t>(*at), now);
+        }
+        std::vector<InventoryItem> items;
+        items.reserve(sources->size());
+        for (const auto& [name, source] : sources->items()) {
+            if (!source.is_object()) {
+                http::write_error(res, 400, "source '" + name + "' must be an object");
+                return;
+            }
+            InventoryItem item;
+            item.agent_id = *agent;
+            item.source = name;
+            item.status = source.value("status", "");
+            item.reason = source.contains("reason") && source["reason"].is_string()
+                              ? source["reason"].get<std::string>()
+                              : "";
+            item.data_json = source.contains("data") ? source["data"].dump() : "null";
+            item.collected_at_ms = collected_at;
+            item.received_at_ms = now;
+            items.push_back(std::move(item));
+        }
+        if (Status s = ctx_.fleet.inventory().replace(*agent, items); !s.ok()) {
+            write_status(res, s);
+            return;
+        }
+        res.status = 204;
+    }
+
+    void commands(const httplib::Request& req, httplib::Response& res) {
+        auto agent = authenticate(req, res);
+        if (!agent) return;
+        int wait_s = ctx_.options.default_poll_wait_s;
+        if (req.has_param("wait_s")) {
+            const std::string raw = req.get_param_value("wait_s");
+            char* end = nullptr;
+            const long v = std::strtol(raw.c_str(), &end, 10);
+            if (raw.empty() || end == nullptr || *end != '\0' || v < 0) {
+                http::write_error(res, 400, "wait_s must be a non-negative integer");
+                return;
+            }
+            wait_s = static_cast<int>(std::min<long>(v, ctx_.fleet.options().max_poll_wait_s));
+        }
+        if (polls_active_.fetch_add(1) >= ctx_.options.max_concurrent_polls) {
+            polls_active_.fetch_sub(1);
+            polls_refused_.Increment();
+            write_status(res, Status::ResourceExhausted("every long-poll slot is taken; retry"));
+            return;
+        }
+        polls_waiting_.Increment();
+        auto queued = ctx_.fleet.commands().wait_for_commands(*agent, std::chrono::seconds(wait_s));
+        polls_waiting_.Decrement();
+        polls_active_.fetch_sub(1);
+        ctx_.fleet.registry().touch(*agent);
+
+        json list = json::array();
+        for (const auto& c : queued) {
+            json params = json::parse(c.params_json, nullptr, false);
+            if (params.is_discarded()) params = json::object();
+            list.push_back({{"command_id", c.command_id},
+                            {"execution_id", c.execution_id},
+                            {"plugin", c.plugin},
+                            {"action", c.action},
+                            {"params", std::move(params)},
+                            {"timeout_s", c.timeout_s}});
+        }
+        json answer = {{"commands", std::move(list)}, {"quarantined", quarantined(*agent)}};
+        http::write_json(res, 200, answer.dump());
+    }
+
+    void results(const httplib::Request& req, httplib::Response& res) {
+        auto agent = authenticate(req, res);
+        if (!agent) return;
+        auto body = parse_object(req, res);
+        if (!body) return;
+        CommandResult r;
+        if (!read_string(*body, "command_id", r.command_id, res) ||
+            !read_string(*body, "status", r.status, res) ||
+            !read_string(*body, "error", r.error, res)) {
+            return;
+        }
+        static constexpr std::string_view kStatuses[] = {"success", "failure", "refused",
+                                                         "timeout"};
+        if (r.command_id.empty() || std::find(std::begin(kStatuses), std::end(kStatuses),
+                                              r.status) == std::end(kStatuses)) {
+            http::write_error(res, 400,
+                              "command_id is required and status must be success, failure, "
+                              "refused or timeout");
+            return;
+        }
+        r.output_json = body->contains("output") ? (*body)["output"].dump() : "null";
+        if (auto d = read_number(*body, "duration_ms"); d && *d >= 0) {
+            r.duration_ms = static_cast<int64_t>(*d);
+        }
+        r.received_at_ms = ctx_.clock.now_ms();
+        // A result for a command this agent was not given (a duplicate after
+        // redelivery, or forged) is acknowledged and dropped, so the agent
+        // does not retry it forever.
+        if (!ctx_.fleet.commands().complete(*agent, r.command_id)) {
+            spdlog::debug("agent {} sent a result for unknown command {}", *agent, r.command_id);
+            results_.Add({{"status", "unmatched"}}).Increment();
+            res.status = 204;
+            return;
+        }
+        results_.Add({{"status", r.status}}).Increment();
+        if (ctx_.on_result) ctx_.on_result(*agent, r);
+        res.status = 204;
+    }
+
+    void goodbye(const httplib::Request& req, httplib::Response& res) {
+        auto agent = authenticate(req, res);
+        if (!agent) return;
+        if (Status s = ctx_.fleet.registry().sign_off(*agent); !s.ok()) {
+            write_status(res, s);
+            return;
+        }
+        spdlog::info("agent {} signed off", *agent);
+        res.status = 204;
+    }
+
+  private:
+    std::optional<std::string> authenticate(const httplib::Request& req, httplib::Response& res) {
+        const std::string token = bearer_of(req);
+        if (token.empty()) {
+            write_status(res, Status::Unauthenticated("a device token is required"));
+            return std::nullopt;
+        }
+        auto agent = ctx_.fleet.enrollment().authenticate_device(token);
+        if (!agent.ok()) {
+            write_status(res, Status::Unauthenticated("device token refused"));
+            return std::nullopt;
+        }
+        ctx_.fleet.registry().touch(*agent);
+        return *agent;
+    }
+
+    bool quarantined(const std::string& agent_id) {
+        auto record = ctx_.fleet.registry().get(agent_id);
+        return record.ok() && record->quarantined;
+    }
+
+    void audit(const httplib::Request& req, const httplib::Response& res,
+               const std::string& agent_id, const std::string& action, audit::AuditResult result,
+               const std::string& detail) {
+        audit::AuditEvent ev;
+        ev.principal = agent_id.empty() ? "anonymous" : agent_id;
+        ev.principal_kind = "agent";
+        ev.action = action;
+        ev.target_type = "agent";
+        ev.target_id = agent_id;
+        ev.result = result;
+        ev.detail = detail;
+        ev.source_ip = req.remote_addr;
+        ev.user_agent = req.get_header_value("User-Agent");
+        ev.correlation_id = http::correlation_id_of(res);
+        if (Status s = ctx_.audit.record(std::move(ev)); !s.ok()) {
+            spdlog::error("audit write failed for {}: {}", action, s.message());
+        }
+    }
+
+    AgentPlaneContext& ctx_;
+    metrics::Family<metrics::Counter>& enrollments_;
+    metrics::Family<metrics::Counter>& results_;
+    metrics::Gauge& polls_waiting_;
+    metrics::Counter& polls_refused_;
+    std::atomic<int> polls_active_{0};
+};
+
+}  // namespace
+
+void register_agent_plane_routes(http::HttpServer& server, AgentPlaneContext& context) {
+    // Lives as long as the process's route table; the context outlives the
+    // server.
+    auto plane = std::make_shared<AgentPlane>(context);
+    server.post("/agent/v1/enroll", "/agent/v1/enroll",
+                [plane](const httplib::Request& q, httplib::Response& r) { plane->enroll(q, r); });
+    server.post(
+        "/agent/v1/heartbeat", "/agent/v1/heartbeat",
+        [plane](const httplib::Request& q, httplib::Response& r) { plane->heartbeat(q, r); });
+    server.post(
+        "/agent/v1/inventory", "/agent/v1/inventory",
+        [plane](const httplib::Request& q, httplib::Response& r) { plane->inventory(q, r); });
+    server.get("/agent/v1/commands", "/agent/v1/commands",
+               [plane](const httplib::Request& q, httplib::Response& r) { plane->commands(q, r); });
+    server.post("/agent/v1/results", "/agent/v1/results",
+                [plane](const httplib::Request& q, httplib::Response& r) { plane->results(q, r); });
+    server.post("/agent/v1/goodbye", "/agent/v1/goodbye",
+                [plane](const httplib::Request& q, httplib::Response& r) { plane->goodbye(q, r); });
+}
+
+}  // namespace yuzu::fleet

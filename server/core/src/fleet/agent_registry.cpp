@@ -1,0 +1,346 @@
+#include "yuzu/fleet/agent_registry.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <utility>
+
+#include "fleet/field_rules.hpp"
+#include "yuzu/store/database.hpp"
+
+namespace yuzu::fleet {
+namespace {
+
+// touch() writes last-seen times at most this often; reads use the
+// in-memory value, so this only bounds what a crash can lose.
+constexpr int64_t kTouchFlushIntervalMs = 5'000;
+constexpr size_t kMaxQuarantineReasonBytes = 1024;
+constexpr size_t kMaxActorBytes = 128;
+
+constexpr std::string_view kSelectAgent =
+    "SELECT a.agent_id, a.hostname, a.os, a.os_version, a.arch, a.version, a.enrolled_at_ms, "
+    "a.first_seen_ms, a.last_seen_ms, a.uptime_s, a.signed_off, a.quarantined, "
+    "a.quarantine_reason, a.quarantined_by, a.quarantined_at_ms, a.perf_at_ms, a.perf_cpu_pct, "
+    "a.perf_mem_used_pct, a.perf_disk_used_pct, a.perf_load1, "
+    "NOT EXISTS (SELECT 1 FROM device_tokens d WHERE d.agent_id = a.agent_id "
+    "AND d.revoked_at_ms = 0) FROM agents a ";
+
+struct StoredAgent {
+    AgentRecord record;
+    bool signed_off = false;
+};
+
+std::optional<double> optional_real(const store::Statement& s, int column) {
+    if (s.column_is_null(column)) return std::nullopt;
+    return s.column_double(column);
+}
+
+StoredAgent read_agent(const store::Statement& s) {
+    StoredAgent out;
+    AgentRecord& r = out.record;
+    r.agent_id = s.column_text(0);
+    r.hostname = s.column_text(1);
+    r.os = s.column_text(2);
+    r.os_version = s.column_text(3);
+    r.arch = s.column_text(4);
+    r.version = s.column_text(5);
+    r.enrolled_at_ms = s.column_int64(6);
+    r.first_seen_ms = s.column_int64(7);
+    r.last_seen_ms = s.column_int64(8);
+    r.uptime_s = s.column_int64(9);
+    out.signed_off = s.column_int64(10) != 0;
+    r.quarantined = s.column_int64(11) != 0;
+    r.quarantine_reason = s.column_text(12);
+    r.quarantined_by = s.column_text(13);
+    r.quarantined_at_ms = s.column_int64(14);
+    if (!s.column_is_null(15)) {
+        PerfSample perf;
+        perf.at_ms = s.column_int64(15);
+        perf.cpu_pct = optional_real(s, 16);
+        perf.mem_used_pct = optional_real(s, 17);
+        perf.disk_used_pct = optional_real(s, 18);
+        perf.load1 = optional_real(s, 19);
+        r.perf = perf;
+    }
+    r.device_revoked = s.column_int64(20) != 0;
+    return out;
+}
+
+Status not_registered(const std::string& agent_id) {
+    return Status::NotFound("agent '" + agent_id + "' is not registered");
+}
+
+Status check_percent(std::string_view field, const std::optional<double>& v) {
+    if (v && !(std::isfinite(*v) && *v >= 0.0 && *v <= 100.0)) {
+        return Status::InvalidArgument("perf." + std::string(field) +
+                                       " must be a number from 0 to 100");
+    }
+    return Status::Ok();
+}
+
+Status check_heartbeat(const Heartbeat& beat) {
+    YUZU_RETURN_IF_ERROR(check_self_description(beat.hostname, beat.os, beat.os_version, beat.arch,
+                                                beat.agent_version));
+    if (beat.uptime_s < -1) {
+        return Status::InvalidArgument("uptime_s must be zero or more (or -1 when unknown)");
+    }
+    if (!beat.perf) return Status::Ok();
+    const PerfSample& p = *beat.perf;
+    YUZU_RETURN_IF_ERROR(check_percent("cpu_pct", p.cpu_pct));
+    YUZU_RETURN_IF_ERROR(check_percent("mem_used_pct", p.mem_used_pct));
+    YUZU_RETURN_IF_ERROR(check_percent("disk_used_pct", p.disk_used_pct));
+    if (p.load1 && !(std::isfinite(*p.load1) && *p.load1 >= 0.0)) {
+        return Status::InvalidArgument("perf.load1 must be a number of zero or more");
+    }
+    if (p.at_ms < 0) return Status::InvalidArgument("perf.at_ms must not be negative");
+    return Status::Ok();
+}
+
+void bind_optional(store::Statement& s, int index, const std::optional<double>& v) {
+    if (v) {
+        s.bind(index, *v);
+    } else {
+        s.bind_null(index);
+    }
+}
+
+}  // namespace
+
+AgentRegistry::AgentRegistry(store::Database& db, const Clock& clock, int64_t offline_timeout_ms)
+    : db_(db), clock_(clock), offline_timeout_ms_(offline_timeout_ms) {
+    assert(offline_timeout_ms_ > 0);
+    last_flush_ms_ = clock_.now_ms();
+}
+
+AgentRegistry::~AgentRegistry() {
+    std::lock_guard lock(presence_mu_);
+    Status flushed = flush_locked();
+    if (!flushed.ok()) {
+        spdlog::warn("fleet: could not save agents' last-seen times at shutdown: {}",
+                     flushed.to_string());
+    }
+}
+
+Status AgentRegistry::record_heartbeat(const std::string& agent_id, const Heartbeat& beat) {
+    YUZU_RETURN_IF_ERROR(check_heartbeat(beat));
+    if (!is_agent_id(agent_id)) return not_registered(agent_id);
+    const int64_t now_ms = clock_.now_ms();
+
+    std::lock_guard lock(presence_mu_);
+    {
+        auto conn = db_.lock();
+        auto update = conn.prepare(
+            "UPDATE agents SET hostname = ?1, os = ?2, os_version = ?3, arch = ?4, version = ?5, "
+            "uptime_s = ?6, last_seen_ms = MAX(last_seen_ms, ?7), signed_off = 0, "
+            "perf_at_ms = ?8, perf_cpu_pct = ?9, perf_mem_used_pct = ?10, "
+            "perf_disk_used_pct = ?11, perf_load1 = ?12 WHERE agent_id = ?13");
+        if (!update.ok()) return update.status();
+        update->bind(1, beat.hostname).bind(2, beat.os).bind(3, beat.os_version);
+        update->bind(4, beat.arch).bind(5, beat.agent_version).bind(6, beat.uptime_s);
+        update->bind(7, now_ms).bind(13, agent_id);
+        if (beat.perf) {
+            update->bind(8, beat.perf->at_ms > 0 ? beat.perf->at_ms : now_ms);
+            bind_optional(*update, 9, beat.perf->cpu_pct);
+            bind_optional(*update, 10, beat.perf->mem_used_pct);
+            bind_optional(*update, 11, beat.perf->disk_used_pct);
+            bind_optional(*update, 12, beat.perf->load1);
+        } else {
+            for (int i = 8; i <= 12; ++i) update->bind_null(i);
+        }
+        YUZU_RETURN_IF_ERROR(update->run());
+        if (conn.changes() == 0) return not_registered(agent_id);
+    }
+    Presence& p = presence_[agent_id];
+    p.dirty = p.dirty && p.last_seen_ms > now_ms;
+    p.last_seen_ms = std::max(p.last_seen_ms, now_ms);
+    p.signed_off = false;
+    return Status::Ok();
+}
+
+void AgentRegistry::touch(const std::string& agent_id) {
+    const int64_t now_ms = clock_.now_ms();
+    std::lock_guard lock(presence_mu_);
+    Presence& p = presence_[agent_id];
+    p.last_seen_ms = std::max(p.last_seen_ms, now_ms);
+    p.signed_off = false;
+    p.dirty = true;
+    if (now_ms - last_flush_ms_ < kTouchFlushIntervalMs) return;
+    Status flushed = flush_locked();
+    if (!flushed.ok()) {
+        // Presence stays right in memory; the write is retried next interval.
+        spdlog::warn("fleet: could not save agents' last-seen times: {}", flushed.to_string());
+    }
+}
+
+Status AgentRegistry::flush_locked() {
+    last_flush_ms_ = clock_.now_ms();
+    std::vector<std::pair<std::string, int64_t>> pending;
+    for (const auto& [id, p] : presence_) {
+        if (!p.dirty) continue;
+        assert(!p.signed_off);  // sign_off() writes and clears the flag
+        pending.emplace_back(id, p.last_seen_ms);
+    }
+    if (pending.empty()) return Status::Ok();
+
+    auto conn = db_.lock();
+    auto tx = conn.transaction();
+    if (!tx.ok()) return tx.status();
+    auto update = conn.prepare(
+        "UPDATE agents SET last_seen_ms = MAX(last_seen_ms, ?1), signed_off = 0 "
+        "WHERE agent_id = ?2");
+    if (!update.ok()) return update.status();
+    for (const auto& [id, seen] : pending) {
+        YUZU_RETURN_IF_ERROR(update->bind(1, seen).bind(2, id).run());
+    }
+    YUZU_RETURN_IF_ERROR(tx.commit());
+    for (const auto& [id, seen] : pending) {
+        Presence& p = presence_[id];
+        if (p.last_seen_ms == seen) p.dirty = false;
+    }
+    return Status::Ok();
+}
+
+Status AgentRegistry::sign_off(const std::string& agent_id) {
+    if (!is_agent_id(agent_id)) return not_registered(agent_id);
+    const int64_t now_ms = clock_.now_ms();
+    std::lock_guard lock(presence_mu_);
+    auto known = presence_.find(agent_id);
+    const int64_t seen = known == presence_.end() ? 0 : known->second.last_seen_ms;
+    {
+        auto conn = db_.lock();
+        auto update = conn.prepare(
+            "UPDATE agents SET signed_off = 1, signed_off_at_ms = ?1, "
+            "last_seen_ms = MAX(last_seen_ms, ?2) WHERE agent_id = ?3");
+        if (!update.ok()) return update.status();
+        YUZU_RETURN_IF_ERROR(update->bind(1, now_ms).bind(2, seen).bind(3, agent_id).run());
+        if (conn.changes() == 0) return not_registered(agent_id);
+    }
+    Presence& p = presence_[agent_id];
+    p.signed_off = true;
+    p.dirty = false;
+    return Status::Ok();
+}
+
+bool AgentRegistry::resolve_presence_locked(const std::string& agent_id, int64_t& last_seen_ms,
+                                            bool stored_signed_off, int64_t now_ms) const {
+    bool signed_off = stored_signed_off;
+    auto it = presence_.find(agent_id);
+    if (it != presence_.end()) {
+        // Every presence change in this process went through presence_, so
+        // its sign-off state is the latest word.
+        last_seen_ms = std::max(last_seen_ms, it->second.last_seen_ms);
+        signed_off = it->second.signed_off;
+    }
+    return !signed_off && now_ms - last_seen_ms < offline_timeout_ms_;
+}
+
+Result<AgentRecord> AgentRegistry::get(const std::string& agent_id) const {
+    if (!is_agent_id(agent_id)) return not_registered(agent_id);
+    StoredAgent stored;
+    {
+        auto conn = db_.lock();
+        auto stmt = conn.prepare(std::string(kSelectAgent) + "WHERE a.agent_id = ?1");
+        if (!stmt.ok()) return stmt.status();
+        auto row = stmt->bind(1, agent_id).step();
+        if (!row.ok()) return row.status();
+        if (!*row) return not_registered(agent_id);
+        stored = read_agent(*stmt);
+    }
+    const int64_t now_ms = clock_.now_ms();
+    std::lock_guard lock(presence_mu_);
+    AgentRecord& r = stored.record;
+    r.online = resolve_presence_locked(r.agent_id, r.last_seen_ms, stored.signed_off, now_ms);
+    return std::move(stored.record);
+}
+
+Result<std::vector<AgentRecord>> AgentRegistry::list() const {
+    std::vector<StoredAgent> stored;
+    {
+        auto conn = db_.lock();
+        auto stmt = conn.prepare(std::string(kSelectAgent) + "ORDER BY a.agent_id");
+        if (!stmt.ok()) return stmt.status();
+        for (;;) {
+            auto row = stmt->step();
+            if (!row.ok()) return row.status();
+            if (!*row) break;
+            stored.push_back(read_agent(*stmt));
+        }
+    }
+    const int64_t now_ms = clock_.now_ms();
+    std::vector<AgentRecord> out;
+    out.reserve(stored.size());
+    std::lock_guard lock(presence_mu_);
+    for (StoredAgent& s : stored) {
+        AgentRecord& r = s.record;
+        r.online = resolve_presence_locked(r.agent_id, r.last_seen_ms, s.signed_off, now_ms);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+size_t AgentRegistry::online_count() const {
+    struct Seen {
+        std::string agent_id;
+        int64_t last_seen_ms;
+        bool signed_off;
+    };
+    std::vector<Seen> seen;
+    {
+        auto conn = db_.lock();
+        auto stmt = conn.prepare("SELECT agent_id, last_seen_ms, signed_off FROM agents");
+        if (!stmt.ok()) {
+            spdlog::warn("fleet: cannot count online agents: {}", stmt.status().to_string());
+            return 0;
+        }
+        for (;;) {
+            auto row = stmt->step();
+            if (!row.ok()) {
+                spdlog::warn("fleet: cannot count online agents: {}", row.status().to_string());
+                return 0;
+            }
+            if (!*row) break;
+            seen.push_back(
+                {stmt->column_text(0), stmt->column_int64(1), stmt->column_int64(2) != 0});
+        }
+    }
+    const int64_t now_ms = clock_.now_ms();
+    std::lock_guard lock(presence_mu_);
+    return static_cast<size_t>(std::count_if(seen.begin(), seen.end(), [&](Seen& s) {
+        return resolve_presence_locked(s.agent_id, s.last_seen_ms, s.signed_off, now_ms);
+    }));
+}
+
+size_t AgentRegistry::total_count() const {
+    auto conn = db_.lock();
+    auto stmt = conn.prepare("SELECT COUNT(*) FROM agents");
+    if (!stmt.ok()) {
+        spdlog::warn("fleet: cannot count agents: {}", stmt.status().to_string());
+        return 0;
+    }
+    auto row = stmt->step();
+    if (!row.ok() || !*row) {
+        spdlog::warn("fleet: cannot count agents: {}", row.status().to_string());
+        return 0;
+    }
+    return static_cast<size_t>(stmt->column_int64(0));
+}
+
+Status AgentRegistry::set_quarantine(const std::string& agent_id, bool quarantined,
+                                     const std::string& reason, const std::string& by) {
+    YUZU_RETURN_IF_ERROR(check_text_field("reason", reason, 0, kMaxQuarantineReasonBytes, true));
+    YUZU_RETURN_IF_ERROR(check_text_field("by", by, 0, kMaxActorBytes, true));
+    if (!is_agent_id(agent_id)) return not_registered(agent_id);
+    auto conn = db_.lock();
+    auto update = conn.prepare(
+        "UPDATE agents SET quarantined = ?1, quarantine_reason = ?2, quarantined_by = ?3, "
+        "quarantined_at_ms = ?4 WHERE agent_id = ?5");
+    if (!update.ok()) return update.status();
+    update->bind(1, quarantined ? 1 : 0).bind(2, reason).bind(3, by);
+    YUZU_RETURN_IF_ERROR(update->bind(4, clock_.now_ms()).bind(5, agent_id).run());
+    if (conn.changes() == 0) return not_registered(agent_id);
+    return Status::Ok();
+}
+
+}  // namespace yuzu::fleet

@@ -1,0 +1,315 @@
+#include "yuzu/fleet/inventory_store.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <tuple>
+#include <utility>
+
+#include "fleet/field_rules.hpp"
+#include "yuzu/store/database.hpp"
+
+namespace yuzu::fleet {
+namespace {
+
+constexpr size_t kMaxSourceNameBytes = 64;
+constexpr size_t kMaxSourcesPerReport = 64;
+constexpr size_t kMaxReasonBytes = 1024;
+constexpr std::string_view kPackagesSource = "packages";
+
+using Package = std::tuple<std::string, std::string, std::string>;  // name, version, arch
+
+bool is_source_name(std::string_view s) {
+    return !s.empty() && s.size() <= kMaxSourceNameBytes &&
+           std::all_of(s.begin(), s.end(), [](char c) {
+               return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+           });
+}
+
+Status check_limit(int limit) {
+    if (limit < 1 || limit > kMaxInventoryQueryLimit) {
+        return Status::InvalidArgument("limit must be between 1 and " +
+                                       std::to_string(kMaxInventoryQueryLimit));
+    }
+    return Status::Ok();
+}
+
+// The caller's view as a JSON array, for `agent_id IN (SELECT value FROM
+// json_each(?))`: one bound parameter however many agents it names.
+std::string agent_set_json(const std::set<std::string>& agents) {
+    return nlohmann::json(agents).dump();
+}
+
+// The {name, version, arch} entries of a "packages" array. Entries without a
+// string name are skipped: the index serves lookups by name.
+std::vector<Package> packages_of(const nlohmann::json& data) {
+    std::vector<Package> out;
+    auto text = [](const nlohmann::json& entry, const char* key) {
+        auto it = entry.find(key);
+        return it != entry.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    for (const auto& entry : data) {
+        if (!entry.is_object()) continue;
+        std::string name = text(entry, "name");
+        if (name.empty()) continue;
+        out.emplace_back(std::move(name), text(entry, "version"), text(entry, "arch"));
+    }
+    return out;
+}
+
+// An item checked and ready to store.
+struct CheckedItem {
+    const InventoryItem* item = nullptr;
+    std::string data_json;
+    std::string reason;
+    int64_t collected_at_ms = 0;
+};
+
+Result<CheckedItem> check_item(const std::string& agent_id, const InventoryItem& item,
+                               int64_t now_ms, std::optional<std::vector<Package>>& packages) {
+    if (!is_source_name(item.source)) {
+        return Status::InvalidArgument("inventory source name must match [a-z0-9_]{1,64}");
+    }
+    const std::string label = "inventory source '" + item.source + "'";
+    if (!item.agent_id.empty() && item.agent_id != agent_id) {
+        return Status::InvalidArgument(label + " names another agent");
+    }
+    if (item.collected_at_ms < 0) {
+        return Status::InvalidArgument(label + ": collected_at must not be negative");
+    }
+    CheckedItem out;
+    out.item = &item;
+    out.collected_at_ms = item.collected_at_ms == 0 ? now_ms : item.collected_at_ms;
+    if (item.status == "unavailable") {
+        YUZU_RETURN_IF_ERROR(
+            check_text_field(label + " reason", item.reason, 0, kMaxReasonBytes, true));
+        out.reason = item.reason;
+        out.data_json = "null";
+        if (item.source == kPackagesSource) packages.emplace();  // nothing is known now
+        return out;
+    }
+    if (item.status != "ok") {
+        return Status::InvalidArgument(label + ": status must be \"ok\" or \"unavailable\"");
+    }
+    if (item.data_json.size() > kMaxInventorySourceBytes) {
+        return Status::PayloadTooLarge(label + " is " + std::to_string(item.data_json.size()) +
+                                       " bytes; the cap per source is " +
+                                       std::to_string(kMaxInventorySourceBytes) + " bytes");
+    }
+    auto parsed = nlohmann::json::parse(item.data_json, nullptr,
+                                        /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) return Status::InvalidArgument(label + ": data is not valid JSON");
+    if (item.source == kPackagesSource) {
+        packages = parsed.is_array() ? packages_of(parsed) : std::vector<Package>{};
+    }
+    out.data_json = item.data_json;
+    return out;
+}
+
+InventoryItem read_item(const store::Statement& s) {
+    InventoryItem it;
+    it.agent_id = s.column_text(0);
+    it.source = s.column_text(1);
+    it.status = s.column_text(2);
+    it.reason = s.column_text(3);
+    it.data_json = s.column_text(4);
+    it.collected_at_ms = s.column_int64(5);
+    it.received_at_ms = s.column_int64(6);
+    return it;
+}
+
+constexpr std::string_view kSelectItem =
+    "SELECT agent_id, source, status, reason, data_json, collected_at_ms, received_at_ms "
+    "FROM inventory WHERE 1 = 1";
+constexpr std::string_view kOnlyAgents = " AND agent_id IN (SELECT value FROM json_each(:only))";
+
+Status require_agent(store::Conn& conn, const std::string& agent_id) {
+    auto exists = conn.prepare("SELECT 1 FROM agents WHERE agent_id = ?1");
+    if (!exists.ok()) return exists.status();
+    auto row = exists->bind(1, agent_id).step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::NotFound("agent '" + agent_id + "' is not registered");
+    return Status::Ok();
+}
+
+Status replace_software(store::Conn& conn, const std::string& agent_id,
+                        const std::vector<Package>& packages) {
+    auto clear = conn.prepare("DELETE FROM installed_software WHERE agent_id = ?1");
+    if (!clear.ok()) return clear.status();
+    YUZU_RETURN_IF_ERROR(clear->bind(1, agent_id).run());
+    // OR IGNORE: package managers may list one (name, version, arch) twice.
+    auto insert = conn.prepare(
+        "INSERT OR IGNORE INTO installed_software(agent_id, name, version, arch) "
+        "VALUES(?1, ?2, ?3, ?4)");
+    if (!insert.ok()) return insert.status();
+    insert->bind(1, agent_id);
+    for (const auto& [name, version, arch] : packages) {
+        YUZU_RETURN_IF_ERROR(insert->bind(2, name).bind(3, version).bind(4, arch).run());
+    }
+    return Status::Ok();
+}
+
+}  // namespace
+
+InventoryStore::InventoryStore(store::Database& db, const Clock& clock) : db_(db), clock_(clock) {}
+
+Status InventoryStore::replace(const std::string& agent_id,
+                               const std::vector<InventoryItem>& items) {
+    if (!is_agent_id(agent_id)) {
+        return Status::NotFound("agent '" + agent_id + "' is not registered");
+    }
+    if (items.size() > kMaxSourcesPerReport) {
+        return Status::InvalidArgument("an inventory report carries at most " +
+                                       std::to_string(kMaxSourcesPerReport) + " sources");
+    }
+    const int64_t now_ms = clock_.now_ms();
+    std::vector<CheckedItem> checked;
+    std::set<std::string> seen;
+    // Set when the report carries "packages": the rows the index should hold.
+    std::optional<std::vector<Package>> packages;
+    for (const InventoryItem& item : items) {
+        auto ok = check_item(agent_id, item, now_ms, packages);
+        if (!ok.ok()) return ok.status();
+        if (!seen.insert(item.source).second) {
+            return Status::InvalidArgument("inventory source '" + item.source +
+                                           "' appears twice in one report");
+        }
+        checked.push_back(std::move(ok).value());
+    }
+
+    auto conn = db_.lock();
+    auto tx = conn.transaction();
+    if (!tx.ok()) return tx.status();
+    YUZU_RETURN_IF_ERROR(require_agent(conn, agent_id));
+    auto upsert = conn.prepare(
+        "INSERT INTO inventory(agent_id, source, status, reason, data_json, collected_at_ms, "
+        "received_at_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+        "ON CONFLICT(agent_id, source) DO UPDATE SET status = excluded.status, "
+        "reason = excluded.reason, data_json = excluded.data_json, "
+        "collected_at_ms = excluded.collected_at_ms, received_at_ms = "
+        "excluded.received_at_ms");
+    if (!upsert.ok()) return upsert.status();
+    for (const CheckedItem& c : checked) {
+        upsert->bind(1, agent_id).bind(2, c.item->source).bind(3, c.item->status);
+        upsert->bind(4, c.reason).bind(5, c.data_json).bind(6, c.collected_at_ms);
+        YUZU_RETURN_IF_ERROR(upsert->bind(7, now_ms).run());
+    }
+    if (packages) YUZU_RETURN_IF_ERROR(replace_software(conn, agent_id, *packages));
+    return tx.commit();
+}
+
+Result<std::vector<InventoryItem>> InventoryStore::for_agent(const std::string& agent_id) const {
+    auto conn = db_.lock();
+    YUZU_RETURN_IF_ERROR(require_agent(conn, agent_id));
+    auto stmt = conn.prepare(std::string(kSelectItem) + " AND agent_id = ?1 ORDER BY source");
+    if (!stmt.ok()) return stmt.status();
+    stmt->bind(1, agent_id);
+    std::vector<InventoryItem> out;
+    for (;;) {
+        auto row = stmt->step();
+        if (!row.ok()) return row.status();
+        if (!*row) break;
+        out.push_back(read_item(*stmt));
+    }
+    return out;
+}
+
+Result<std::pair<std::vector<InventoryItem>, bool>> InventoryStore::query(
+    const InventoryQuery& q) const {
+    YUZU_RETURN_IF_ERROR(check_limit(q.limit));
+    std::pair<std::vector<InventoryItem>, bool> out{{}, false};
+    if (q.only_agents && q.only_agents->empty()) return out;
+
+    std::string sql(kSelectItem);
+    if (q.agent_id) sql += " AND agent_id = :agent";
+    if (q.source) sql += " AND source = :source";
+    if (q.only_agents) sql += kOnlyAgents;
+    sql += " ORDER BY agent_id, source LIMIT :limit";
+
+    auto conn = db_.lock();
+    auto stmt = conn.prepare(sql);
+    if (!stmt.ok()) return stmt.status();
+    if (q.agent_id) stmt->bind(":agent", *q.agent_id);
+    if (q.source) stmt->bind(":source", *q.source);
+    if (q.only_agents) stmt->bind(":only", agent_set_json(*q.only_agents));
+    stmt->bind(":limit", q.limit + 1);  // one more row tells whether limit cut
+    for (;;) {
+        auto row = stmt->step();
+        if (!row.ok()) return row.status();
+        if (!*row) break;
+        if (out.first.size() == static_cast<size_t>(q.limit)) {
+            out.second = true;
+            break;
+        }
+        out.first.push_back(read_item(*stmt));
+    }
+    return out;
+}
+
+Result<std::vector<InventoryTable>> InventoryStore::tables(
+    const std::optional<std::set<std::string>>& only_agents) const {
+    std::vector<InventoryTable> out;
+    if (only_agents && only_agents->empty()) return out;
+    // agent_count counts agents whose latest report of the source had data.
+    std::string sql =
+        "SELECT source, SUM(status = 'ok'), MAX(collected_at_ms) "
+        "FROM inventory WHERE 1 = 1";
+    if (only_agents) sql += kOnlyAgents;
+    sql += " GROUP BY source ORDER BY source";
+
+    auto conn = db_.lock();
+    auto stmt = conn.prepare(sql);
+    if (!stmt.ok()) return stmt.status();
+    if (only_agents) stmt->bind(":only", agent_set_json(*only_agents));
+    for (;;) {
+        auto row = stmt->step();
+        if (!row.ok()) return row.status();
+        if (!*row) break;
+        InventoryTable t;
+        t.source = stmt->column_text(0);
+        t.agent_count = stmt->column_int64(1);
+        t.last_collected_ms = stmt->column_int64(2);
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+Result<std::pair<std::vector<InstalledSoftware>, bool>> InventoryStore::software(
+    const SoftwareQuery& q) const {
+    YUZU_RETURN_IF_ERROR(check_limit(q.limit));
+    std::pair<std::vector<InstalledSoftware>, bool> out{{}, false};
+    if (q.only_agents && q.only_agents->empty()) return out;
+
+    std::string sql =
+        "SELECT agent_id, name, version, arch FROM "
+        "installed_software WHERE 1 = 1";
+    if (q.name) sql += " AND name = :name";
+    if (q.agent_id) sql += " AND agent_id = :agent";
+    if (q.only_agents) sql += kOnlyAgents;
+    sql += " ORDER BY name, agent_id, version, arch LIMIT :limit";
+
+    auto conn = db_.lock();
+    auto stmt = conn.prepare(sql);
+    if (!stmt.ok()) return stmt.status();
+    if (q.name) stmt->bind(":name", *q.name);
+    if (q.agent_id) stmt->bind(":agent", *q.agent_id);
+    if (q.only_agents) stmt->bind(":only", agent_set_json(*q.only_agents));
+    stmt->bind(":limit", q.limit + 1);
+    for (;;) {
+        auto row = stmt->step();
+        if (!row.ok()) return row.status();
+        if (!*row) break;
+        if (out.first.size() == static_cast<size_t>(q.limit)) {
+            out.second = true;
+            break;
+        }
+        InstalledSoftware s;
+        s.agent_id = stmt->column_text(0);
+        s.name = stmt->column_text(1);
+        s.version = stmt->column_text(2);
+        s.arch = stmt->column_text(3);
+        out.first.push_back(std::move(s));
+    }
+    return out;
+}
+
+}  // namespace yuzu::fleet
