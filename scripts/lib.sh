@@ -8,8 +8,9 @@ YUZU_DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
   libcpp-httplib-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
   libsqlite3-dev libssl-dev libgtest-dev libbenchmark-dev
-  sqlite3 openssl curl ca-certificates
+  sqlite3 openssl curl ca-certificates jq
   prometheus json-schema-test-suite
+  clang chromium
 )
 
 yuzu_log() { printf '==> %s\n' "$*" >&2; }

@@ -32,6 +32,10 @@ yuzu_log "running unit and integration tests (ctest)"
 status=0
 (cd "$build_dir" && ctest --output-on-failure -j "$(nproc 2>/dev/null || echo 2)") || status=1
 
+# The scope-DSL parser under libFuzzer (clang) for a bounded time.
+yuzu_log "fuzzing the scope parser (${YUZU_FUZZ_SECONDS:-30} s)"
+"$YUZU_ROOT/scripts/fuzz.sh" "${YUZU_FUZZ_SECONDS:-30}" || status=1
+
 if [ -x "$YUZU_ROOT/tests/e2e/run.sh" ]; then
   yuzu_log "running end-to-end checks"
   YUZU_BUILD_DIR="$build_dir" "$YUZU_ROOT/tests/e2e/run.sh" || status=1

@@ -3,8 +3,11 @@
 #   (a) the conformance suite's generic server scenarios against the real
 #       yuzu-server, with a supervised MCP token (through bearer-proxy.mjs);
 #   (b) `--suite all` against yuzu-mcp-fixtures, with expected-failures.yml;
-#   (c) sdk_tiers.mjs: the official SDK client, once per MCP tier.
-# Last line: "N passed, M failed" (conformance scenarios + SDK checks).
+#   (c) sdk_tiers.mjs: the official SDK client, once per MCP tier;
+#   (d) sdk_approvals.mjs: ticket-then-recall of quarantine_device with the
+#       SDK client and a TOTP-verified reviewer;
+#   (e) browser/approvals.spec.mjs: the dashboard in headless Debian chromium.
+# Last line: "N passed, M failed" (scenarios + SDK and browser checks).
 # Exit status is non-zero on any failure.
 set -uo pipefail
 
@@ -79,7 +82,7 @@ TOTAL_FAILED=0
 ADMIN_PASSWORD="e2e-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 mkdir -p "$WORK/data"
 YUZU_BOOTSTRAP_ADMIN_PASSWORD="$ADMIN_PASSWORD" "$BIN/yuzu-server" \
-  --listen 127.0.0.1:0 --data-dir "$WORK/data" >"$WORK/server.log" 2>&1 &
+  --listen 127.0.0.1:0 --agent-listen 127.0.0.1:0 --data-dir "$WORK/data" >"$WORK/server.log" 2>&1 &
 PIDS+=($!)
 wait_for_file "$WORK/data/listen.json" || fail "yuzu-server did not start: $(tail -n 20 "$WORK/server.log")"
 BASE="$(jq -r .management "$WORK/data/listen.json")"
@@ -165,6 +168,30 @@ else
 fi
 if [ "$c_rc" -ne 0 ] && [ "$c_failed" -eq 0 ]; then c_failed=1; fi
 TOTAL_PASSED=$((TOTAL_PASSED + c_passed)); TOTAL_FAILED=$((TOTAL_FAILED + c_failed))
+
+# Runs a node check that prints "N passed, M failed" last; adds its counts.
+run_counted() {
+  local label="$1"; shift
+  local log="$WORK/$label.log"
+  YUZU_BUILD_DIR="$(dirname "$BIN")" node "$@" >"$log" 2>&1
+  local rc=$?
+  cat "$log"
+  local counts passed=0 failed=1
+  counts="$(tail -n1 "$log")"
+  if [[ "$counts" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+    passed=${BASH_REMATCH[1]}; failed=${BASH_REMATCH[2]}
+  fi
+  if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+  TOTAL_PASSED=$((TOTAL_PASSED + passed)); TOTAL_FAILED=$((TOTAL_FAILED + failed))
+}
+
+# --- (d) approvals: ticket-then-recall with the SDK client ------------------
+echo "== (d) SDK client: quarantine_device through an approval"
+run_counted d "$HERE/sdk_approvals.mjs"
+
+# --- (e) the dashboard in headless chromium ---------------------------------
+echo "== (e) browser: dashboard approvals (Playwright, Debian chromium)"
+run_counted e "$HERE/browser/approvals.spec.mjs"
 
 echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
 [ "$TOTAL_FAILED" -eq 0 ]

@@ -1,9 +1,7 @@
 #include "support/server_process.hpp"
 
-#include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,71 +12,9 @@
 #include <sstream>
 #include <thread>
 
-extern char** environ;
+#include "support/child_process.hpp"
 
 namespace yuzu::testing {
-namespace {
-
-std::vector<std::string> merged_environment(const std::map<std::string, std::string>& extra) {
-    std::map<std::string, std::string> env;
-    for (char** e = environ; *e != nullptr; ++e) {
-        std::string kv = *e;
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos) continue;
-        const std::string key = kv.substr(0, eq);
-        // Keep the parent's YUZU_* settings from leaking into the child.
-        if (key.rfind("YUZU_", 0) == 0) continue;
-        env[key] = kv.substr(eq + 1);
-    }
-    for (const auto& [k, v] : extra) env[k] = v;
-    std::vector<std::string> out;
-    for (const auto& [k, v] : env) out.push_back(k + "=" + v);
-    return out;
-}
-
-pid_t spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-            const std::string& output_file) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output_file.c_str(),
-                                     O_WRONLY | O_CREAT | O_APPEND, 0600);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-
-    // The child must not inherit a blocked signal mask from a test thread.
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t empty;
-    sigemptyset(&empty);
-    posix_spawnattr_setsigmask(&attr, &empty);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGPIPE);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-    std::vector<char*> cargv;
-    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    const auto env_strings = merged_environment(env);
-    std::vector<char*> cenv;
-    for (const auto& e : env_strings) cenv.push_back(const_cast<char*>(e.c_str()));
-    cenv.push_back(nullptr);
-
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data());
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    return rc == 0 ? pid : -1;
-}
-
-int decode_status(int status) {
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return -1;
-}
-
-}  // namespace
 
 std::string bin_path(const std::string& name) {
     return std::string(YUZU_BIN_DIR) + "/" + name;
@@ -91,11 +27,12 @@ ServerProcess::ServerProcess(Options options) {
     } else {
         data_dir_ = options.data_dir;
     }
-    std::vector<std::string> argv = {bin_path("yuzu-server"), "--listen", "127.0.0.1:0",
-                                     "--data-dir", data_dir_};
+    std::vector<std::string> argv = {
+        bin_path("yuzu-server"), "--listen",   "127.0.0.1:0", "--agent-listen",
+        "127.0.0.1:0",           "--data-dir", data_dir_};
     argv.insert(argv.end(), options.args.begin(), options.args.end());
     std::filesystem::create_directories(std::filesystem::path(data_dir_).parent_path());
-    pid_ = spawn(argv, options.env, data_dir_ + ".log");
+    pid_ = spawn_process(argv, options.env, data_dir_ + ".log");
     if (options.wait_until_ready) wait_ready();
 }
 
@@ -112,7 +49,7 @@ bool ServerProcess::running() {
     int status = 0;
     const pid_t r = ::waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {
-        exit_code_ = decode_status(status);
+        exit_code_ = decode_wait_status(status);
         return false;
     }
     return true;
@@ -128,6 +65,7 @@ bool ServerProcess::wait_ready(std::chrono::milliseconds timeout) {
             try {
                 auto j = nlohmann::json::parse(in);
                 base_url_ = j.at("management").get<std::string>();
+                agent_url_ = j.value("agent", "");
                 port_ = std::stoi(base_url_.substr(base_url_.rfind(':') + 1));
                 httplib::Client client(base_url_);
                 client.set_connection_timeout(1);
@@ -167,7 +105,7 @@ int run_command(const std::vector<std::string>& argv, std::string* output,
                 const std::map<std::string, std::string>& env) {
     TempDir dir;
     const std::string out_file = (dir.path() / "out.txt").string();
-    const pid_t pid = spawn(argv, env, out_file);
+    const pid_t pid = spawn_process(argv, env, out_file);
     if (pid <= 0) return -1;
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -177,7 +115,7 @@ int run_command(const std::vector<std::string>& argv, std::string* output,
         ss << in.rdbuf();
         *output = ss.str();
     }
-    return decode_status(status);
+    return decode_wait_status(status);
 }
 
 }  // namespace yuzu::testing

@@ -1,6 +1,7 @@
-// ServerProcess: runs the real yuzu-server binary as a child on an ephemeral
-// loopback port (--listen 127.0.0.1:0), waits until it serves, and kills it
-// when the test ends. stdout/stderr go to <data dir>/server.log.
+// ServerProcess: runs the real yuzu-server binary as a child on ephemeral
+// loopback ports (--listen and --agent-listen 127.0.0.1:0), waits until it
+// serves, and kills it when the test ends. stdout/stderr go to
+// <data dir>.log.
 #pragma once
 
 #include <sys/types.h>
@@ -39,7 +40,8 @@ class ServerProcess {
     // or if the process died (its exit code is then in exit_code()).
     bool wait_ready(std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
-    const std::string& base_url() const { return base_url_; }  // "http://127.0.0.1:PORT"
+    const std::string& base_url() const { return base_url_; }    // "http://127.0.0.1:PORT"
+    const std::string& agent_url() const { return agent_url_; }  // the agent plane
     std::string host() const { return "127.0.0.1"; }
     int port() const { return port_; }
     pid_t pid() const { return pid_; }
@@ -57,6 +59,7 @@ class ServerProcess {
     std::unique_ptr<TempDir> owned_dir_;
     std::string data_dir_;
     std::string base_url_;
+    std::string agent_url_;
     int port_ = 0;
     pid_t pid_ = -1;
     int exit_code_ = -1;

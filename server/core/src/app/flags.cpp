@@ -14,6 +14,7 @@ namespace {
 // names the flag and the value the operator typed.
 struct RawFlags {
     std::string listen = "127.0.0.1:8080";
+    std::string agent_listen = "127.0.0.1:8081";
     std::string max_request_body = "4MiB";
 };
 
@@ -58,6 +59,40 @@ Status validate_config(const ServerConfig& c) {
         return Status::InvalidArgument("--max-request-body must be from 1KiB to 1GiB");
     }
     if (c.data_dir.empty()) return Status::InvalidArgument("--data-dir must not be empty");
+    if (c.agent_tls_cert_file.empty() != c.agent_tls_key_file.empty()) {
+        return Status::InvalidArgument(
+            "--agent-tls-cert and --agent-tls-key must be given together");
+    }
+    if (!c.agent_tls_cert_file.empty()) {
+        YUZU_RETURN_IF_ERROR(check_readable_file(c.agent_tls_cert_file, "--agent-tls-cert"));
+        YUZU_RETURN_IF_ERROR(check_readable_file(c.agent_tls_key_file, "--agent-tls-key"));
+    }
+    if (c.agent_worker_threads < 4 || c.agent_worker_threads > 8192) {
+        return Status::InvalidArgument("--agent-worker-threads must be from 4 to 8192");
+    }
+    if (c.agent_heartbeat_interval_s < 1 || c.agent_heartbeat_interval_s > 3600) {
+        return Status::InvalidArgument("--agent-heartbeat-interval must be from 1 to 3600 seconds");
+    }
+    if (c.agent_offline_timeout_s <= c.agent_heartbeat_interval_s ||
+        c.agent_offline_timeout_s > 86400) {
+        return Status::InvalidArgument(
+            "--agent-offline-timeout must be longer than --agent-heartbeat-interval and at most "
+            "86400 seconds");
+    }
+    if (c.agent_inventory_interval_s < 10 || c.agent_inventory_interval_s > 86400) {
+        return Status::InvalidArgument(
+            "--agent-inventory-interval must be from 10 to 86400 seconds");
+    }
+    if (c.execution_timeout_s < 1 || c.execution_timeout_s > 86400) {
+        return Status::InvalidArgument("--execution-timeout must be from 1 to 86400 seconds");
+    }
+    if (c.compliance_interval_s < 10 || c.compliance_interval_s > 86400) {
+        return Status::InvalidArgument("--compliance-interval must be from 10 to 86400 seconds");
+    }
+    if (c.agent_listen.port != 0 && c.agent_listen.port == c.listen.port &&
+        c.agent_listen.host == c.listen.host) {
+        return Status::InvalidArgument("--agent-listen must differ from --listen");
+    }
     static const std::regex kOrigin(R"(^https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}$)");
     for (const auto& origin : c.mcp_allowed_origins) {
         if (!std::regex_match(origin, kOrigin)) {
@@ -137,6 +172,42 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
         ->envname("YUZU_ALLOWED_HOSTS")
         ->delimiter(',');
 
+    app.add_option("--agent-listen", raw.agent_listen,
+                   "Agent plane address (host:port): enrollment, heartbeats, commands")
+        ->envname("YUZU_AGENT_LISTEN")
+        ->capture_default_str();
+    app.add_option("--agent-tls-cert", config.agent_tls_cert_file,
+                   "PEM certificate; with --agent-tls-key the agent plane speaks HTTPS")
+        ->envname("YUZU_AGENT_TLS_CERT");
+    app.add_option("--agent-tls-key", config.agent_tls_key_file,
+                   "PEM private key for --agent-tls-cert")
+        ->envname("YUZU_AGENT_TLS_KEY");
+    app.add_option("--agent-worker-threads", config.agent_worker_threads,
+                   "Agent plane worker threads (each held long-poll uses one)")
+        ->envname("YUZU_AGENT_WORKER_THREADS")
+        ->capture_default_str();
+    app.add_option("--agent-heartbeat-interval", config.agent_heartbeat_interval_s,
+                   "Seconds between agent heartbeats (told to agents)")
+        ->envname("YUZU_AGENT_HEARTBEAT_INTERVAL")
+        ->capture_default_str();
+    app.add_option("--agent-offline-timeout", config.agent_offline_timeout_s,
+                   "Seconds without contact after which an agent is offline")
+        ->envname("YUZU_AGENT_OFFLINE_TIMEOUT")
+        ->capture_default_str();
+    app.add_option("--agent-inventory-interval", config.agent_inventory_interval_s,
+                   "Seconds between inventory reports (told to agents)")
+        ->envname("YUZU_AGENT_INVENTORY_INTERVAL")
+        ->capture_default_str();
+    app.add_option("--execution-timeout", config.execution_timeout_s,
+                   "Seconds an execution waits for agents' answers; agents still silent are "
+                   "then marked timed out")
+        ->envname("YUZU_EXECUTION_TIMEOUT")
+        ->capture_default_str();
+    app.add_option("--compliance-interval", config.compliance_interval_s,
+                   "Seconds between scheduled evaluations of every compliance policy")
+        ->envname("YUZU_COMPLIANCE_INTERVAL")
+        ->capture_default_str();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -152,6 +223,12 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
         return ExitRequest{2, "yuzu-server: --listen: " + listen.status().message() + "\n"};
     }
     config.listen = *listen;
+    auto agent_listen = parse_listen_address(raw.agent_listen);
+    if (!agent_listen.ok()) {
+        return ExitRequest{
+            2, "yuzu-server: --agent-listen: " + agent_listen.status().message() + "\n"};
+    }
+    config.agent_listen = *agent_listen;
     auto body = parse_byte_size(raw.max_request_body);
     if (!body.ok()) {
         return ExitRequest{2, "yuzu-server: --max-request-body: " + body.status().message() + "\n"};

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <variant>
 
+#include "yuzu/app/enroll_token_command.hpp"
 #include "yuzu/app/flags.hpp"
 #include "yuzu/app/logging.hpp"
 #include "yuzu/app/server_app.hpp"
@@ -12,6 +13,15 @@
 
 int main(int argc, char** argv) {
     using namespace yuzu::app;
+    if (is_enroll_token_command(argc, argv)) {
+        auto parsed = parse_enroll_token_flags(argc, argv);
+        if (auto* exit_request = std::get_if<ExitRequest>(&parsed)) {
+            std::fputs(exit_request->output.c_str(), exit_request->code == 0 ? stdout : stderr);
+            return exit_request->code;
+        }
+        configure_logging("warn", "text");
+        return run_enroll_token_command(std::get<EnrollTokenCommand>(parsed));
+    }
     block_shutdown_signals();
 
     ParsedCommand parsed = parse_server_flags(argc, argv);

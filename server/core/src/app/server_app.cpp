@@ -3,20 +3,30 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
+#include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/audit/sqlite_audit_log.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/common/readiness.hpp"
+#include "yuzu/compliance/compliance.hpp"
+#include "yuzu/execution/executions.hpp"
+#include "yuzu/fleet/agent_plane.hpp"
+#include "yuzu/fleet/fleet.hpp"
 #include "yuzu/http/identity_resolver.hpp"
 #include "yuzu/http/server.hpp"
 #include "yuzu/mcp/http_transport.hpp"
 #include "yuzu/mcp/mcp_server.hpp"
+#include "yuzu/mcp/parameter_check.hpp"
 #include "yuzu/mcp/yuzu_catalogue.hpp"
 #include "yuzu/metrics/registry.hpp"
 #include "yuzu/store/private_dir.hpp"
+#include "yuzu/web/execution_context.hpp"
 #include "yuzu/web/health_routes.hpp"
 #include "yuzu/web/routes.hpp"
 #include "yuzu/web/web_context.hpp"
@@ -32,11 +42,18 @@ struct ServerApp::Parts {
     std::unique_ptr<audit::SqliteAuditLog> audit;
     std::unique_ptr<auth::Identity> identity;
     std::unique_ptr<http::IdentityResolver> resolver;
+    std::unique_ptr<approval::ApprovalManager> approvals;
+    std::unique_ptr<fleet::Fleet> fleet;
+    std::unique_ptr<fleet::AgentPlaneContext> agent_plane;
+    std::unique_ptr<execution::Executions> executions;
+    std::unique_ptr<web::ExecutionContext> web_executions;
+    std::unique_ptr<compliance::Compliance> compliance;
     std::unique_ptr<web::WebContext> web;
     mcp::McpSettings mcp_settings;
     mcp::Catalogues mcp_catalogues;
     std::unique_ptr<mcp::McpServer> mcp;
     std::unique_ptr<http::HttpServer> management;
+    std::unique_ptr<http::HttpServer> agent_listener;
     std::string listen_file;
 };
 
@@ -72,21 +89,91 @@ void log_bootstrap(const auth::Identity& identity, audit::AuditLog& audit) {
 
 }  // namespace
 
+Status ServerApp::wire_fleet(Parts& p) {
+    const ServerConfig& c = p.config;
+    fleet::FleetOptions options;
+    options.data_dir = c.data_dir;
+    options.offline_timeout_ms = int64_t{c.agent_offline_timeout_s} * 1000;
+    options.heartbeat_interval_s = c.agent_heartbeat_interval_s;
+    options.inventory_interval_s = c.agent_inventory_interval_s;
+    auto opened = fleet::Fleet::open(options, SystemClock::instance());
+    if (!opened.ok()) return opened.status();
+    p.fleet = std::move(opened).value();
+    p.readiness.add("fleet.db", [f = p.fleet.get()] { return f->ready(); });
+
+    http::ServerOptions listener;
+    listener.name = "agent";
+    listener.host = c.agent_listen.host;
+    listener.port = c.agent_listen.port;
+    listener.tls_cert_file = c.agent_tls_cert_file;
+    listener.tls_key_file = c.agent_tls_key_file;
+    listener.worker_threads = c.agent_worker_threads;
+    listener.max_request_body = size_t{16} * 1024 * 1024;  // inventory reports
+    // A held long-poll writes its answer after up to max_poll_wait_s.
+    listener.read_timeout_s = 30;
+    listener.write_timeout_s = 30;
+    listener.keep_alive_timeout_s = 90;
+    auto server = http::HttpServer::create(listener, p.metrics);
+    if (!server.ok()) return server.status();
+    p.agent_listener = std::move(server).value();
+
+    fleet::AgentPlaneOptions plane;
+    plane.max_concurrent_polls = c.agent_max_concurrent_polls();
+    p.agent_plane = std::unique_ptr<fleet::AgentPlaneContext>(new fleet::AgentPlaneContext{
+        *p.fleet, *p.audit, p.metrics, SystemClock::instance(), plane, {}});
+    fleet::register_agent_plane_routes(*p.agent_listener, *p.agent_plane);
+    return Status::Ok();
+}
+
+// After the fleet: agents' results flow into the tracker, and REST checks
+// instruction parameters with the MCP module's JSON Schema validator.
+Status ServerApp::wire_executions(Parts& p) {
+    execution::ExecutionsOptions options;
+    options.data_dir = p.config.data_dir;
+    options.tracker.execution_timeout_ms = int64_t{p.config.execution_timeout_s} * 1000;
+    auto opened = execution::Executions::open(options, *p.fleet, SystemClock::instance());
+    if (!opened.ok()) return opened.status();
+    p.executions = std::move(opened).value();
+    p.readiness.add("executions.db", [e = p.executions.get()] { return e->ready(); });
+    p.agent_plane->on_result = p.executions->result_sink();
+    p.web_executions = std::unique_ptr<web::ExecutionContext>(new web::ExecutionContext{
+        *p.executions, mcp::check_parameters, mcp::check_parameter_schema});
+    return Status::Ok();
+}
+
+// After the fleet: policies are judged on its inventory, scope expressions
+// resolve `group` through the identity's management groups.
+Status ServerApp::wire_compliance(Parts& p) {
+    compliance::ComplianceOptions options;
+    options.data_dir = p.config.data_dir;
+    auto opened = compliance::Compliance::open(options, *p.fleet, &p.identity->groups(),
+                                               SystemClock::instance());
+    if (!opened.ok()) return opened.status();
+    p.compliance = std::move(opened).value();
+    p.readiness.add("compliance.db", [c = p.compliance.get()] { return c->ready(); });
+    return Status::Ok();
+}
+
 Status ServerApp::wire_mcp(Parts& p) {
     p.mcp_settings.disabled = p.config.mcp_disable;
     p.mcp_settings.read_only = p.config.mcp_read_only;
     mcp::CatalogueDeps deps{*p.audit,     *p.identity,
                             p.readiness,  SystemClock::instance(),
                             YUZU_VERSION, SystemClock::instance().now_ms()};
+    deps.fleet = p.fleet.get();
+    deps.approvals = p.approvals.get();
+    deps.executions = p.executions.get();
+    deps.compliance = p.compliance.get();
+    deps.metrics = &p.metrics;
     YUZU_RETURN_IF_ERROR(mcp::build_yuzu_catalogue(p.mcp_catalogues, deps));
     mcp::McpServerOptions options;
     options.server_version = YUZU_VERSION;
     options.instructions =
         "Yuzu manages a fleet of endpoints. Start with read tools; changes need the right MCP "
         "tier and, for sensitive operations, a human's approval.";
-    p.mcp = std::make_unique<mcp::McpServer>(p.mcp_catalogues.tools, p.mcp_catalogues.resources,
-                                             p.mcp_catalogues.prompts, p.mcp_settings,
-                                             p.audit.get(), &p.identity->authorizer(), options);
+    p.mcp = std::make_unique<mcp::McpServer>(
+        p.mcp_catalogues.tools, p.mcp_catalogues.resources, p.mcp_catalogues.prompts,
+        p.mcp_settings, p.audit.get(), &p.identity->authorizer(), options, p.approvals.get());
     mcp::TransportOptions transport;
     transport.allowed_origins = p.config.mcp_allowed_origins;
     transport.allowed_hosts = p.config.allowed_hosts;
@@ -137,6 +224,15 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
     parts->readiness.add("auth.db", [i = parts->identity.get()] { return i->ready(); });
     log_bootstrap(*parts->identity, *parts->audit);
     parts->resolver = std::make_unique<http::IdentityResolver>(*parts->identity);
+    auto approvals = approval::ApprovalManager::open(
+        (std::filesystem::path(config.data_dir) / approval::kApprovalsDbFile).string(),
+        SystemClock::instance());
+    if (!approvals.ok()) return approvals.status();
+    parts->approvals = std::move(approvals).value();
+    parts->readiness.add("approvals.db", [a = parts->approvals.get()] { return a->ready(); });
+    YUZU_RETURN_IF_ERROR(wire_fleet(*parts));
+    YUZU_RETURN_IF_ERROR(wire_executions(*parts));
+    YUZU_RETURN_IF_ERROR(wire_compliance(*parts));
 
     http::ServerOptions options;
     options.name = "management";
@@ -153,6 +249,10 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
     parts->web = std::unique_ptr<web::WebContext>(
         new web::WebContext{*parts->identity, *parts->audit, *parts->resolver,
                             SystemClock::instance(), parts->management->tls()});
+    parts->web->fleet = parts->fleet.get();
+    parts->web->approvals = parts->approvals.get();
+    parts->web->executions = parts->web_executions.get();
+    parts->web->compliance = parts->compliance.get();
     web::register_health_routes(*parts->management, parts->readiness, parts->metrics);
     web::register_rest_routes(*parts->management, *parts->web);
     YUZU_RETURN_IF_ERROR(wire_mcp(*parts));
@@ -162,12 +262,20 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
 Status ServerApp::start() {
     auto& p = *parts_;
     YUZU_RETURN_IF_ERROR(p.management->bind());
+    YUZU_RETURN_IF_ERROR(p.agent_listener->bind());
+    p.executions->tracker().start();
+    YUZU_RETURN_IF_ERROR(
+        p.compliance->scheduler().start(std::chrono::seconds(p.config.compliance_interval_s)));
     const std::string scheme = p.management->tls() ? "https" : "http";
     ListenAddress bound{p.config.listen.host, p.management->port()};
     const std::string url = scheme + "://" + bound.to_string();
+    const std::string agent_url =
+        std::string(p.agent_listener->tls() ? "https" : "http") + "://" +
+        ListenAddress{p.config.agent_listen.host, p.agent_listener->port()}.to_string();
 
     // Written atomically so a reader never sees half a file.
-    nlohmann::json listen = {{"management", url}, {"pid", static_cast<int>(::getpid())}};
+    nlohmann::json listen = {
+        {"management", url}, {"agent", agent_url}, {"pid", static_cast<int>(::getpid())}};
     p.listen_file = (std::filesystem::path(p.config.data_dir) / "listen.json").string();
     const std::string tmp = p.listen_file + ".tmp";
     {
@@ -181,15 +289,40 @@ Status ServerApp::start() {
 
     spdlog::info("yuzu-server {} listening on {} (workers={}, data dir {})", YUZU_VERSION, url,
                  p.management->options().worker_threads, p.config.data_dir);
+    spdlog::info("agent plane listening on {} (workers={}, long-poll slots={})", agent_url,
+                 p.agent_listener->options().worker_threads,
+                 p.agent_plane->options.max_concurrent_polls);
     return Status::Ok();
 }
 
 void ServerApp::serve() {
-    parts_->management->serve();
+    auto& p = *parts_;
+    std::atomic<bool> agent_plane_done{false};
+    std::thread agent_plane([&p, &agent_plane_done] {
+        p.agent_listener->serve();
+        agent_plane_done = true;
+    });
+    p.management->serve();
+    // Held long-polls are woken so draining does not wait out their hold
+    // time. A stop() that raced the agent listener's start is repeated
+    // until that listener has really ended.
+    stop();
+    while (!agent_plane_done) {
+        p.agent_listener->stop();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    agent_plane.join();
 }
 
 void ServerApp::stop() {
-    if (parts_ && parts_->management) parts_->management->stop();
+    if (!parts_) return;
+    // Executions first: the sweeper stops and event streams end before the
+    // fleet they dispatch through closes.
+    if (parts_->executions) parts_->executions->shutdown();
+    if (parts_->compliance) parts_->compliance->scheduler().stop();
+    if (parts_->fleet) parts_->fleet->shutdown();
+    if (parts_->agent_listener) parts_->agent_listener->stop();
+    if (parts_->management) parts_->management->stop();
 }
 
 int ServerApp::management_port() const {

@@ -1,12 +1,42 @@
 #include "yuzu/mcp/catalogue.hpp"
 
+#include "yuzu/auth/tier_policy.hpp"
 #include "yuzu/mcp/json_schema.hpp"
 
 namespace yuzu::mcp {
 
+namespace {
+
+// Whether some MCP tier may need a human's approval for this tool; such a
+// tool accepts the recall's approval_id, so tools/list says so.
+bool may_need_approval(const auth::Permission& key) {
+    for (const char* tier : {"operator", "supervised"}) {
+        if (auth::tier_allows(tier, key.type, key.op) &&
+            auth::requires_approval(tier, key.type, key.op)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void declare_approval_id(nlohmann::json& input_schema) {
+    auto& properties = input_schema["properties"];
+    if (properties.contains("approval_id")) return;
+    properties["approval_id"] = {
+        {"type", "string"},
+        {"pattern", "^[0-9a-f]{32}$"},
+        {"description",
+         "Only when recalling after an approval-required (-32006) answer: the approval_id it "
+         "returned, once a person has approved it. Send the same arguments as the first call."}};
+}
+
+}  // namespace
+
 Status ToolCatalogue::add(ToolSpec spec) {
-    if (spec.name.empty() ||
-        static_cast<bool>(spec.handler) == static_cast<bool>(spec.content_handler)) {
+    const int handlers = static_cast<int>(static_cast<bool>(spec.handler)) +
+                         static_cast<int>(static_cast<bool>(spec.checked_handler)) +
+                         static_cast<int>(static_cast<bool>(spec.content_handler));
+    if (spec.name.empty() || handlers != 1) {
         return Status::InvalidArgument("a tool needs a name and exactly one handler");
     }
     if (index_.count(spec.name) != 0) {
@@ -16,6 +46,8 @@ Status ToolCatalogue::add(ToolSpec spec) {
         return Status::InvalidArgument("tool '" + spec.name +
                                        "': inputSchema must be an object schema");
     }
+    spec.approval_gated = spec.tier_key && may_need_approval(*spec.tier_key);
+    if (spec.approval_gated) declare_approval_id(spec.input_schema);
     auto compiled = JsonSchema::compile(spec.input_schema);
     if (!compiled.ok()) {
         return Status::InvalidArgument("tool '" + spec.name +

@@ -63,11 +63,11 @@ bool is_supported_protocol_version(const std::string& version) {
 McpServer::McpServer(const ToolCatalogue& tools, const ResourceCatalogue& resources,
                      const PromptCatalogue& prompts, const McpSettings& settings,
                      audit::AuditLog* audit, const auth::Authorizer* authorizer,
-                     McpServerOptions options)
+                     McpServerOptions options, approval::ApprovalManager* approvals)
     : tools_(tools),
       resources_(resources),
       prompts_(prompts),
-      env_{tools, settings, audit, authorizer},
+      env_{tools, settings, audit, authorizer, approvals},
       options_(std::move(options)) {}
 
 std::optional<std::string> McpServer::handle(const RpcMessage& message, const auth::Principal& who,

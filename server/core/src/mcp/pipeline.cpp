@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "pipeline_support.hpp"
 #include "yuzu/audit/audit_log.hpp"
 #include "yuzu/auth/authorizer.hpp"
 #include "yuzu/auth/tier_policy.hpp"
@@ -14,6 +15,14 @@ namespace {
 
 constexpr char kEscalate[] = "use a higher-tier MCP token, or the REST API / dashboard";
 
+std::string permission_text(const ToolSpec& tool) {
+    return tool.tier_key ? auth::permission_name(*tool.tier_key) : std::string("unregistered");
+}
+
+}  // namespace
+
+namespace detail {
+
 Denial make_denial(int code, std::string message, const RequestInfo& info,
                    std::optional<int64_t> retry, const std::string& remediation, std::string result,
                    std::string detail) {
@@ -24,10 +33,6 @@ Denial make_denial(int code, std::string message, const RequestInfo& info,
     d.audit_result = std::move(result);
     d.audit_detail = std::move(detail);
     return d;
-}
-
-std::string permission_text(const ToolSpec& tool) {
-    return tool.tier_key ? auth::permission_name(*tool.tier_key) : std::string("unregistered");
 }
 
 void write_audit(const PipelineEnv& env, const auth::Principal& who, const std::string& tool,
@@ -50,7 +55,7 @@ void write_audit(const PipelineEnv& env, const auth::Principal& who, const std::
     }
 }
 
-RpcError map_handler_failure(const Status& s, const RequestInfo& info, const std::string& tool) {
+RpcError map_failure(const Status& s, const RequestInfo& info, const std::string& tool) {
     RpcError e;
     switch (s.code()) {
         case StatusCode::kInvalidArgument:
@@ -89,6 +94,52 @@ RpcError map_handler_failure(const Status& s, const RequestInfo& info, const std
             break;
     }
     return e;
+}
+
+std::string audit_result_for(const Status& s) {
+    switch (s.code()) {
+        case StatusCode::kPermissionDenied:
+        case StatusCode::kFailedPrecondition:
+            return "denied";
+        case StatusCode::kInvalidArgument:
+        case StatusCode::kNotFound:
+        case StatusCode::kAlreadyExists:
+        case StatusCode::kPayloadTooLarge:
+            return "failure";
+        default:
+            return "error";
+    }
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::make_denial;
+using detail::write_audit;
+
+// The error for a checked handler's ToolFailure: mapped by its code, with its
+// own remediation and retry hint when it carries them.
+RpcError map_tool_failure(const ToolFailure& f, const RequestInfo& info, const std::string& tool) {
+    RpcError e = detail::map_failure(f.status, info, tool);
+    if (!f.remediation.empty()) e.data["remediation"] = f.remediation;
+    if (f.retry_after_ms) {
+        e.data["retry_after_ms"] = *f.retry_after_ms;
+    } else if (f.status.code() == StatusCode::kPermissionDenied) {
+        e.data["retry_after_ms"] = nullptr;
+    }
+    return e;
+}
+
+// A copy of `arguments` without the top-level approval_id, and its value.
+nlohmann::json split_approval_id(const nlohmann::json& arguments,
+                                 std::optional<std::string>& approval_id) {
+    auto it = arguments.find("approval_id");
+    if (it == arguments.end()) return arguments;
+    if (it->is_string()) approval_id = it->get<std::string>();
+    nlohmann::json rest = arguments;
+    rest.erase("approval_id");
+    return rest;
 }
 
 }  // namespace
@@ -134,18 +185,6 @@ std::optional<Denial> check_arguments(const ToolSpec& tool, const nlohmann::json
         "denied", "schema: " + violation->message + " correlation_id=" + info.correlation_id);
 }
 
-std::optional<Denial> check_approval(const ToolSpec& tool, const auth::Principal& who,
-                                     const RequestInfo& info) {
-    const auto& key = *tool.tier_key;
-    if (!auth::requires_approval(who.mcp_tier, key.type, key.op)) return std::nullopt;
-    // No approval manager is wired into this server, so no pollable ticket
-    // can be minted: refuse with the tier code and no approval_id.
-    return make_denial(kTierDenied,
-                       permission_text(tool) + " requires human approval at the '" + who.mcp_tier +
-                           "' tier, and this server has no approval manager",
-                       info, std::nullopt, kEscalate, "denied", "approval required; no manager");
-}
-
 std::optional<Denial> check_rbac(const PipelineEnv& env, const ToolSpec& tool,
                                  const ToolCall& call) {
     Status s;
@@ -165,7 +204,7 @@ std::optional<Denial> check_rbac(const PipelineEnv& env, const ToolSpec& tool,
     if (s.code() != StatusCode::kPermissionDenied) {
         Denial d;
         d.error =
-            map_handler_failure(s, RequestInfo{call.correlation_id, call.source_ip, ""}, tool.name);
+            detail::map_failure(s, RequestInfo{call.correlation_id, call.source_ip, ""}, tool.name);
         d.audit_result = "error";
         d.audit_detail = "rbac check failed: " + s.message();
         return d;
@@ -221,8 +260,13 @@ CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
     if (!denial) denial = check_registration(*tool, info);
     if (!denial) denial = check_tier(*tool, who, info);
     if (!denial) denial = check_arguments(*tool, arguments, info);
-    if (!denial) denial = check_approval(*tool, who, info);
-    ToolCall call{who, arguments, info.correlation_id, info.source_ip};
+    // On a gated tool, approval_id is the recall's ticket: handlers and the
+    // ticket's canonical arguments never see it.
+    std::optional<std::string> approval_id;
+    const nlohmann::json call_arguments =
+        tool->approval_gated ? split_approval_id(arguments, approval_id) : arguments;
+    ToolCall call{who, call_arguments, info.correlation_id, info.source_ip};
+    if (!denial) denial = check_approval(env, *tool, call, approval_id, info);
     if (!denial) denial = check_rbac(env, *tool, call);
     if (denial) {
         write_audit(env, who, tool->name, denial->audit_result, denial->audit_detail, info);
@@ -230,6 +274,20 @@ CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
         return out;
     }
 
+    if (tool->checked_handler) {
+        auto checked = tool->checked_handler(call);
+        if (auto* failure = std::get_if<ToolFailure>(&checked)) {
+            write_audit(
+                env, who, tool->name, detail::audit_result_for(failure->status),
+                failure->audit_detail.empty() ? failure->status.message() : failure->audit_detail,
+                info);
+            out.error = map_tool_failure(*failure, info, tool->name);
+            return out;
+        }
+        write_audit(env, who, tool->name, "success", "", info);
+        out.result = tool_result(std::get<nlohmann::json>(checked));
+        return out;
+    }
     Result<nlohmann::json> result =
         tool->content_handler ? tool->content_handler(call) : tool->handler(call);
     if (!result.ok()) {
@@ -238,7 +296,7 @@ CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
                                   s.code() == StatusCode::kNotFound ||
                                   s.code() == StatusCode::kPermissionDenied;
         write_audit(env, who, tool->name, client_fault ? "failure" : "error", s.message(), info);
-        out.error = map_handler_failure(s, info, tool->name);
+        out.error = detail::map_failure(s, info, tool->name);
         return out;
     }
     if (tool->content_handler) {

@@ -3,6 +3,8 @@
 #include "yuzu/audit/audit_log.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/common/readiness.hpp"
+#include "yuzu/fleet/agent_registry.hpp"
+#include "yuzu/fleet/fleet.hpp"
 #include "yuzu/mcp/yuzu_catalogue.hpp"
 
 namespace yuzu::mcp {
@@ -12,14 +14,16 @@ Status register_resources(ResourceCatalogue& resources, const CatalogueDeps& dep
     const Clock& clock = deps.clock;
     const std::string version = deps.server_version;
     const int64_t started = deps.started_at_ms;
+    fleet::Fleet* fleet = deps.fleet;
 
     ResourceSpec health;
     health.uri = "yuzu://server/health";
     health.name = "server-health";
     health.title = "Server health";
-    health.description = "Readiness of every store and subsystem, version and uptime.";
-    health.read = [&readiness, &clock, version,
-                   started](const auth::Principal&) -> Result<std::string> {
+    health.description =
+        "Readiness of every store and subsystem, version, uptime and connected agents.";
+    health.read = [&readiness, &clock, version, started,
+                   fleet](const auth::Principal&) -> Result<std::string> {
         nlohmann::json checks = nlohmann::json::object();
         bool ready = true;
         for (const auto& outcome : readiness.evaluate()) {
@@ -30,6 +34,10 @@ Status register_resources(ResourceCatalogue& resources, const CatalogueDeps& dep
                                {"version", version},
                                {"uptime_seconds", (clock.now_ms() - started) / 1000},
                                {"checks", checks}};
+        if (fleet != nullptr) {
+            body["agents_connected"] = fleet->registry().online_count();
+            body["agents_registered"] = fleet->registry().total_count();
+        }
         return body.dump();
     };
     YUZU_RETURN_IF_ERROR(resources.add(std::move(health)));

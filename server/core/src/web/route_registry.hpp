@@ -25,6 +25,15 @@ void register_rbac_routes(http::HttpServer& server, const WebContext& ctx);
 void register_group_routes(http::HttpServer& server, const WebContext& ctx);
 void register_audit_routes(http::HttpServer& server, const WebContext& ctx);
 void register_mfa_routes(http::HttpServer& server, const WebContext& ctx);
+void register_approval_routes(http::HttpServer& server, const WebContext& ctx);
+void register_fleet_routes(http::HttpServer& server, const WebContext& ctx);
+void register_definition_routes(http::HttpServer& server, const WebContext& ctx);
+void register_execution_routes(http::HttpServer& server, const WebContext& ctx);
+void register_response_routes(http::HttpServer& server, const WebContext& ctx);
+void register_bundle_routes(http::HttpServer& server, const WebContext& ctx);
+void register_quarantine_routes(http::HttpServer& server, const WebContext& ctx);
+void register_events_routes(http::HttpServer& server, const WebContext& ctx);
+void register_compliance_routes(http::HttpServer& server, const WebContext& ctx);
 
 // The request body as a JSON object; an empty body counts as {}. Writes 400
 // and answers nullopt when it is not a JSON object.

@@ -1,5 +1,6 @@
 #include "yuzu/web/routes.hpp"
 
+#include "dashboard_routes.hpp"
 #include "route_registry.hpp"
 #include "yuzu/http/server.hpp"
 #include "yuzu/web/web_context.hpp"
@@ -14,6 +15,16 @@ void register_rest_routes(http::HttpServer& server, const WebContext& ctx) {
     register_group_routes(server, ctx);
     register_audit_routes(server, ctx);
     register_mfa_routes(server, ctx);
+    register_approval_routes(server, ctx);
+    register_fleet_routes(server, ctx);
+    register_definition_routes(server, ctx);
+    register_execution_routes(server, ctx);
+    register_response_routes(server, ctx);
+    register_bundle_routes(server, ctx);
+    register_quarantine_routes(server, ctx);
+    register_events_routes(server, ctx);
+    register_compliance_routes(server, ctx);
+    register_dashboard_routes(server, ctx);
 }
 
 std::optional<nlohmann::json> parse_json_body(const httplib::Request& req, httplib::Response& res) {

@@ -91,6 +91,23 @@ void assign_role(const WebContext& ctx, const httplib::Request& req, httplib::Re
     res.status = 204;
 }
 
+void revoke_role(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
+                 const auth::Principal& who) {
+    const std::string username = req.matches[1];
+    const std::string role = req.matches[2];
+    if (!permitted(ctx, req, res, who, {Securable::kUserManagement, Operation::kWrite},
+                   "user.revoke_role", "user", username))
+        return;
+    Status st = ctx.identity.rbac().revoke_global_role(username, role);
+    audit_request(ctx, req, res, &who, "user.revoke_role", "user", username, audit_result_for(st),
+                  st.ok() ? "role=" + role : st.message());
+    if (!st.ok()) {
+        write_status(res, st);
+        return;
+    }
+    res.status = 204;
+}
+
 void unlock_user(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                  const auth::Principal& who) {
     const std::string username = req.matches[1];
@@ -114,6 +131,8 @@ void register_user_routes(http::HttpServer& server, const WebContext& ctx) {
     server.get("/api/v1/users", "/api/v1/users", with_principal(ctx, list_users));
     server.post("/api/v1/users", "/api/v1/users", with_principal(ctx, create_user));
     server.post(one + "/roles", "/api/v1/users/{name}/roles", with_principal(ctx, assign_role));
+    server.del(one + "/roles/([A-Za-z0-9_-]{1,64})", "/api/v1/users/{name}/roles/{role}",
+               with_principal(ctx, revoke_role));
     server.post(one + "/unlock", "/api/v1/users/{name}/unlock", with_principal(ctx, unlock_user));
 }
 

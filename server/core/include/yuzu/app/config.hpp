@@ -37,8 +37,27 @@ struct ServerConfig {
     std::vector<std::string> mcp_allowed_origins;  // exact scheme://host:port
     std::vector<std::string> allowed_hosts;        // extra Host names when on loopback
 
+    // The agent plane: its own listener and worker pool, so agents holding
+    // long-polls never take a worker from the management API.
+    ListenAddress agent_listen{"127.0.0.1", 8081};
+    std::string agent_tls_cert_file;
+    std::string agent_tls_key_file;
+    int agent_worker_threads = 64;
+    int agent_offline_timeout_s = 30;
+    int agent_heartbeat_interval_s = 10;
+    int agent_inventory_interval_s = 300;
+
+    // How long an execution waits for agents before the rest are timed out.
+    int execution_timeout_s = 120;
+
+    // Seconds between scheduled evaluations of every compliance policy.
+    int compliance_interval_s = 300;
+
     // The worker count actually used (derived when http_worker_threads is 0).
     int effective_worker_threads() const;
+    // Long-polls the agent plane holds at once: the pool minus a reserve for
+    // enrollments, heartbeats and results.
+    int agent_max_concurrent_polls() const;
 };
 
 // Parses "host:port" or "[v6]:port"; port 0 asks for an ephemeral port.

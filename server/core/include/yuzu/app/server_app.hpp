@@ -32,6 +32,9 @@ class ServerApp {
 
   private:
     struct Parts;
+    static Status wire_fleet(Parts& parts);
+    static Status wire_executions(Parts& parts);
+    static Status wire_compliance(Parts& parts);
     static Status wire_mcp(Parts& parts);
     explicit ServerApp(std::unique_ptr<Parts> parts);
     std::unique_ptr<Parts> parts_;

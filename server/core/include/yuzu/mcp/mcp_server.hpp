@@ -30,9 +30,11 @@ struct McpServerOptions {
 
 class McpServer {
   public:
+    // `approvals` may be null (approval-gated calls then get -32004).
     McpServer(const ToolCatalogue& tools, const ResourceCatalogue& resources,
               const PromptCatalogue& prompts, const McpSettings& settings, audit::AuditLog* audit,
-              const auth::Authorizer* authorizer, McpServerOptions options);
+              const auth::Authorizer* authorizer, McpServerOptions options,
+              approval::ApprovalManager* approvals = nullptr);
 
     // The serialized JSON-RPC response, or nullopt for a notification or a
     // client response (the transport answers those with 202).

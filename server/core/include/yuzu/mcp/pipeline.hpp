@@ -11,17 +11,24 @@
 //   8. one audit row mcp.<tool> for the outcome, success or denial
 //
 // The --mcp-disable kill switch runs earlier, in the transport, before auth.
+// The approval gate (approval_gate.cpp) also writes a `pending` row when it
+// mints or re-answers a ticket and a `consumed` row when a recall consumes
+// one; RBAC runs after the consume, as the seed specifies.
 #pragma once
 
 #include <atomic>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "yuzu/auth/principal.hpp"
 #include "yuzu/mcp/catalogue.hpp"
 #include "yuzu/mcp/jsonrpc.hpp"
 
+namespace yuzu::approval {
+class ApprovalManager;
+}
 namespace yuzu::audit {
 class AuditLog;
 }
@@ -48,7 +55,22 @@ struct PipelineEnv {
     const McpSettings& settings;
     audit::AuditLog* audit = nullptr;              // null only in stripped harnesses
     const auth::Authorizer* authorizer = nullptr;  // null → every RBAC check denies
+    // null → approval-gated calls get -32004 with no approval_id.
+    approval::ApprovalManager* approvals = nullptr;
 };
+
+// The -32003 messages of the approval gate. kApprovalNotRedeemableMessage is
+// one text for rejected, expired, consumed, another surface's, another
+// principal's and unknown tickets alike.
+inline constexpr std::string_view kApprovalMismatchMessage =
+    "approval_id does not match this tool and arguments";
+inline constexpr std::string_view kApprovalExpiredMessage =
+    "approval expired (past its 7-day lifetime)";
+inline constexpr std::string_view kApprovalNotRedeemableMessage =
+    "approval_id is not redeemable (rejected, expired, already consumed, or not issued to this "
+    "caller for this call)";
+inline constexpr std::string_view kApprovalPreconditionPrefix =
+    "approval cannot be redeemed right now: ";
 
 // A step's refusal: the JSON-RPC error and what the audit row says.
 struct Denial {
@@ -64,7 +86,12 @@ std::optional<Denial> check_tier(const ToolSpec& tool, const auth::Principal& wh
                                  const RequestInfo& info);
 std::optional<Denial> check_arguments(const ToolSpec& tool, const nlohmann::json& arguments,
                                       const RequestInfo& info);
-std::optional<Denial> check_approval(const ToolSpec& tool, const auth::Principal& who,
+// `call.arguments` has approval_id removed; `approval_id` is the recall's
+// ticket, if any. nullopt: the call goes on (nothing needed approval, or a
+// recall's ticket has just been consumed).
+std::optional<Denial> check_approval(const PipelineEnv& env, const ToolSpec& tool,
+                                     const ToolCall& call,
+                                     const std::optional<std::string>& approval_id,
                                      const RequestInfo& info);
 std::optional<Denial> check_rbac(const PipelineEnv& env, const ToolSpec& tool,
                                  const ToolCall& call);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "yuzu/auth/principal.hpp"
 #include "yuzu/auth/rbac.hpp"
@@ -28,7 +29,7 @@ struct ToolAnnotations {
 // What a handler sees of one tools/call.
 struct ToolCall {
     const auth::Principal& principal;
-    const nlohmann::json& arguments;  // schema-validated; approval_id removed
+    const nlohmann::json& arguments;  // schema-validated; a top-level approval_id removed
     const std::string& correlation_id;
     const std::string& source_ip;
 };
@@ -38,8 +39,9 @@ struct ToolCall {
 // -32003, Unavailable → -32603 with a retry, Internal → -32603).
 struct ToolFailure {
     Status status;
-    std::string remediation;
-    std::optional<int64_t> retry_after_ms;
+    std::string remediation;                // "" = the default for the code
+    std::optional<int64_t> retry_after_ms;  // a named constant from retry.hpp, or null
+    std::string audit_detail;               // "" = the status message
 };
 
 using ToolHandler = std::function<Result<nlohmann::json>(const ToolCall&)>;
@@ -48,8 +50,16 @@ using ToolHandler = std::function<Result<nlohmann::json>(const ToolCall&)>;
 // (images, audio, embedded resources) or that report a tool-level error
 // (isError: true). The pipeline passes it through unchanged.
 using ToolContentHandler = std::function<Result<nlohmann::json>(const ToolCall&)>;
+// A handler whose failure carries its own remediation, retry hint and audit
+// detail (e.g. approve_request's approver_assurance_required refusal).
+using ToolCheckedHandler =
+    std::function<std::variant<nlohmann::json, ToolFailure>(const ToolCall&)>;
 // The RBAC step. Returns ok, or PermissionDenied naming what is missing.
 using ToolAuthorize = std::function<Status(const ToolCall&)>;
+// A recall's pre-consume precondition: re-checks live state right before an
+// approved ticket is consumed. Not ok → -32003 "approval cannot be redeemed
+// right now: <message>", and the ticket stays approved and recallable.
+using ToolPrecondition = std::function<Status(const ToolCall&)>;
 
 struct ToolSpec {
     std::string name;
@@ -64,13 +74,20 @@ struct ToolSpec {
     std::optional<auth::Permission> tier_key;
     // RBAC; when empty the pipeline checks `tier_key` through the Authorizer.
     ToolAuthorize authorize;
-    // Exactly one of the two is set: `handler` (structured result, wrapped by
-    // tool_result()) or `content_handler` (a complete result object).
+    // Approval-gated recalls only; empty = no precondition beyond the ticket.
+    ToolPrecondition precondition;
+    // Exactly one of these is set: `handler` (structured result, wrapped by
+    // tool_result()), `checked_handler` (the same, with rich failures) or
+    // `content_handler` (a complete result object).
     ToolHandler handler;
+    ToolCheckedHandler checked_handler;
     ToolContentHandler content_handler;
 
     // Filled by the catalogue when the tool is added.
     std::shared_ptr<const JsonSchema> compiled_input_schema;
+    // Some MCP tier needs approval for this tool, so its inputSchema declares
+    // the recall's approval_id, which the pipeline takes out of the arguments.
+    bool approval_gated = false;
 
     bool is_write() const { return !tier_key || tier_key->op != auth::Operation::kRead; }
 };

@@ -18,6 +18,21 @@ class AuditLog;
 namespace yuzu::auth {
 class Identity;
 }
+namespace yuzu::fleet {
+class Fleet;
+}
+namespace yuzu::approval {
+class ApprovalManager;
+}
+namespace yuzu::execution {
+class Executions;
+}
+namespace yuzu::metrics {
+class Registry;
+}
+namespace yuzu::compliance {
+class Compliance;
+}
 
 namespace yuzu::mcp {
 
@@ -28,6 +43,18 @@ struct CatalogueDeps {
     const Clock& clock;
     std::string server_version;
     int64_t started_at_ms = 0;
+    fleet::Fleet* fleet = nullptr;  // null: the fleet tools are not offered
+    // null: list_pending_approvals is not offered (approve_request and
+    // reject_request need no manager: over MCP they always refuse).
+    approval::ApprovalManager* approvals = nullptr;
+    // null (or no fleet): the definition, execution, response, bundle and
+    // quarantine tools are not offered.
+    execution::Executions* executions = nullptr;
+    // null: yuzu_mcp_poll_total is not counted (harnesses).
+    metrics::Registry* metrics = nullptr;
+    // null (or no fleet): the policy, compliance and DEX tools, the
+    // yuzu://compliance/fleet resource and compliance_report are not offered.
+    compliance::Compliance* compliance = nullptr;
 };
 
 struct Catalogues {
@@ -38,8 +65,24 @@ struct Catalogues {
 
 Status register_audit_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_identity_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_identity_write_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_approval_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_agent_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_inventory_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_tag_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_scope_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_definition_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_execution_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_response_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_bundle_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_quarantine_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_compliance_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_dex_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_compliance_resources(ResourceCatalogue& resources, const CatalogueDeps& deps);
+Status register_compliance_prompts(PromptCatalogue& prompts, const CatalogueDeps& deps);
 Status register_resources(ResourceCatalogue& resources, const CatalogueDeps& deps);
 Status register_prompts(PromptCatalogue& prompts);
+Status register_fleet_prompts(PromptCatalogue& prompts, const CatalogueDeps& deps);
 
 // All of the above, in a stable order.
 Status build_yuzu_catalogue(Catalogues& out, const CatalogueDeps& deps);

@@ -17,15 +17,30 @@ class AuditLog;
 namespace yuzu::auth {
 class Identity;
 }
+namespace yuzu::fleet {
+class Fleet;
+}
+namespace yuzu::approval {
+class ApprovalManager;
+}
+namespace yuzu::compliance {
+class Compliance;
+}
 
 namespace yuzu::web {
+
+struct ExecutionContext;  // execution_context.hpp
 
 struct WebContext {
     auth::Identity& identity;
     audit::AuditLog& audit;
     const http::CredentialResolver& resolver;
     const Clock& clock;
-    bool tls = false;  // cookies get Secure under TLS
+    bool tls = false;                                // cookies get Secure under TLS
+    fleet::Fleet* fleet = nullptr;                   // null in harnesses without a fleet
+    approval::ApprovalManager* approvals = nullptr;  // null: approval routes answer 503
+    const ExecutionContext* executions = nullptr;    // null: execution routes are not offered
+    compliance::Compliance* compliance = nullptr;    // null: policy and DEX routes not offered
 };
 
 using AuthedHandler =

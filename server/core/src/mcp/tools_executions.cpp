@@ -1,0 +1,231 @@
+// MCP tools over executions: execute_instruction, get_execution_status and
+// list_executions. Twins of POST /api/v1/executions, GET
+// /api/v1/executions/{id} and GET /api/v1/executions.
+//
+// execute_instruction's tier key is Execution:Execute: the operator tier
+// runs it at once, the supervised tier through the approval gate. RBAC is
+// per agent: it reaches only agents on which the caller holds
+// Execution:Execute, and an explicit agent outside that view is refused as
+// unknown.
+#include "execution_tool_support.hpp"
+#include "fleet_tool_support.hpp"
+#include "yuzu/auth/identity.hpp"
+#include "yuzu/execution/execution_json.hpp"
+#include "yuzu/execution/executions.hpp"
+#include "yuzu/fleet/fleet.hpp"
+
+namespace yuzu::mcp {
+namespace {
+
+using auth::Operation;
+using auth::Permission;
+using auth::Securable;
+using nlohmann::json;
+
+const Permission kExecute{Securable::kExecution, Operation::kExecute};
+const Permission kExecutionRead{Securable::kExecution, Operation::kRead};
+
+const json kNameSchema = {{"type", "string"}, {"pattern", "^[A-Za-z0-9_]{1,64}$"}};
+const json kExecutionIdSchema = {{"type", "string"},
+                                 {"pattern", "^[0-9a-f]{32}$"},
+                                 {"description", "execution id (32 lowercase hex)"}};
+
+ToolSpec execute_instruction_tool(const ExecutionToolDeps& deps) {
+    ToolSpec spec;
+    spec.name = "execute_instruction";
+    spec.title = "Run an instruction on agents";
+    spec.description =
+        "Runs plugin.action (e.g. plugin os, action info) on agents and returns at once with "
+        "execution_id and command_id; poll get_execution_status and query_responses for the "
+        "results. Targets: agent_ids, or a scope expression (see preview_scope_targets), or "
+        "neither for every agent the caller may run instructions on. params must match the "
+        "definition's parameter_schema (get_definition). Offline agents are recorded as offline, "
+        "not waited for. Reaching no agent is a normal result with status no_agents_reached.";
+    spec.input_schema = {
+        {"type", "object"},
+        {"properties",
+         {{"plugin", kNameSchema},
+          {"action", kNameSchema},
+          {"params",
+           {{"type", "object"},
+            {"maxProperties", static_cast<int>(execution::kMaxParams)},
+            {"description", "the instruction's parameters, typed as its parameter_schema says"}}},
+          {"scope",
+           {{"type", "string"},
+            {"minLength", 1},
+            {"maxLength", 4096},
+            {"description", "__all__ or a scope expression, e.g. os = \"linux\""}}},
+          {"agent_ids",
+           {{"type", "array"}, {"items", kAgentIdSchema}, {"minItems", 1}, {"maxItems", 10000}}}}},
+        {"required", {"plugin", "action"}},
+        {"additionalProperties", false}};
+    spec.output_schema = {
+        {"type", "object"},
+        {"properties",
+         {{"execution_id", {{"type", "string"}}},
+          {"command_id", {{"type", "string"}}},
+          {"agents_reached", {{"type", "integer"}}},
+          {"agents_targeted", {{"type", "integer"}}},
+          {"plugin", {{"type", "string"}}},
+          {"action", {{"type", "string"}}},
+          {"status", {{"type", "string"}}}}},
+        {"required", {"execution_id", "command_id", "agents_reached", "plugin", "action"}}};
+    spec.annotations.read_only = false;
+    spec.annotations.destructive = true;
+    spec.annotations.idempotent = false;
+    spec.tier_key = kExecute;
+    spec.authorize = authorize_in_handler;
+    spec.handler = [deps](const ToolCall& call) -> Result<json> {
+        const json& args = call.arguments;
+        const std::string plugin = lower_ascii(args.at("plugin").get<std::string>());
+        const std::string action = lower_ascii(args.at("action").get<std::string>());
+        const json params = args.value("params", json::object());
+        execution::TargetSelection selection;
+        selection.scope = args.value("scope", "");
+        if (args.contains("agent_ids")) {
+            selection.agent_ids = args["agent_ids"].get<std::vector<std::string>>();
+        }
+        auto view =
+            execution::agent_view(deps.identity.authorizer(), deps.fleet, call.principal, kExecute);
+        if (!view.ok()) return view.status();
+        auto targets =
+            execution::resolve_targets(deps.fleet, &deps.identity.groups(), *view, selection);
+        if (!targets.ok()) return targets.status();
+        YUZU_RETURN_IF_ERROR(check_definition_params(deps.executions.definitions(), plugin, action,
+                                                     params, "params"));
+        execution::DispatchSpec dispatch;
+        dispatch.plugin = plugin;
+        dispatch.action = action;
+        dispatch.params_json = params.dump(-1, ' ', false, json::error_handler_t::replace);
+        dispatch.agent_ids = targets->agent_ids;
+        dispatch.dispatched_by = call.principal.username;
+        dispatch.scope_expression = targets->scope_expression;
+        auto result = deps.executions.tracker().dispatch(dispatch);
+        if (!result.ok()) return result.status();
+        audit_dispatch(deps.audit, call, *result);
+        return execution::to_json(*result);
+    };
+    return spec;
+}
+
+ToolSpec get_execution_status_tool(const ExecutionToolDeps& deps) {
+    ToolSpec spec;
+    spec.name = "get_execution_status";
+    spec.title = "Execution status";
+    spec.description =
+        "Progress of one execution: status (running, succeeded, completed_with_errors, failed, "
+        "cancelled), how many agents were targeted, responded, succeeded and failed, and each "
+        "agent's state (dispatched, responded, failed, refused, timed_out, offline, "
+        "dispatch_failed). While it runs the answer has ready:false and retry_after_ms: call "
+        "again after that long.";
+    spec.input_schema = {{"type", "object"},
+                         {"properties", {{"execution_id", kExecutionIdSchema}}},
+                         {"required", {"execution_id"}},
+                         {"additionalProperties", false}};
+    spec.output_schema = {{"type", "object"},
+                          {"properties",
+                           {{"execution_id", {{"type", "string"}}},
+                            {"status", {{"type", "string"}}},
+                            {"agents_targeted", {{"type", "integer"}}},
+                            {"agents_responded", {{"type", "integer"}}},
+                            {"agents_success", {{"type", "integer"}}},
+                            {"agents_failure", {{"type", "integer"}}},
+                            {"progress_pct", {{"type", "integer"}}},
+                            {"agents", {{"type", "array"}}},
+                            {"ready", {{"type", "boolean"}}},
+                            {"retry_after_ms", {{"type", "integer"}}}}},
+                          {"required",
+                           {"execution_id", "status", "agents_targeted", "agents_responded",
+                            "agents_success", "agents_failure", "progress_pct", "ready"}}};
+    spec.tier_key = kExecutionRead;
+    spec.authorize = authorize_in_handler;
+    spec.handler = [deps](const ToolCall& call) -> Result<json> {
+        const std::string id = call.arguments.at("execution_id").get<std::string>();
+        auto found = visible_execution(deps, call.principal, kExecutionRead, id);
+        if (!found.ok()) {
+            if (found.status().code() == StatusCode::kNotFound) {
+                deps.polls.count("get_execution_status", "not_found");
+            }
+            return found.status();
+        }
+        json out = execution::to_json(found->record);
+        json agents = json::array();
+        for (const auto& s : found->agents) agents.push_back(execution::to_json(s));
+        out["agents"] = std::move(agents);
+        add_poll_verdict(out, deps.polls, "get_execution_status",
+                         execution::is_terminal_status(found->record.status));
+        return out;
+    };
+    return spec;
+}
+
+ToolSpec list_executions_tool(const ExecutionToolDeps& deps) {
+    ToolSpec spec;
+    spec.name = "list_executions";
+    spec.title = "List executions";
+    spec.description =
+        "Executions newest first, optionally by definition, status or dispatcher; only those the "
+        "caller can see (it dispatched them, or they touched agents in its management groups). "
+        "Pass next_cursor back as cursor for the next page.";
+    spec.input_schema = {
+        {"type", "object"},
+        {"properties",
+         {{"definition_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}}},
+          {"status",
+           {{"type", "string"},
+            {"enum", {"running", "succeeded", "completed_with_errors", "failed", "cancelled"}}}},
+          {"dispatched_by", {{"type", "string"}, {"minLength", 1}, {"maxLength", 256}}},
+          {"limit",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"maximum", execution::kMaxListLimit},
+            {"default", execution::kDefaultListLimit}}},
+          {"cursor", {{"type", "string"}, {"maxLength", 256}}}}},
+        {"additionalProperties", false}};
+    spec.output_schema = {
+        {"type", "object"},
+        {"properties",
+         {{"executions", {{"type", "array"}}}, {"next_cursor", {{"type", "string"}}}}},
+        {"required", {"executions", "next_cursor"}}};
+    spec.tier_key = kExecutionRead;
+    spec.authorize = authorize_in_handler;
+    spec.handler = [deps](const ToolCall& call) -> Result<json> {
+        const json& args = call.arguments;
+        execution::ExecutionFilter filter;
+        filter.definition_id = args.value("definition_id", "");
+        filter.status = args.value("status", "");
+        filter.dispatched_by = args.value("dispatched_by", "");
+        filter.limit = args.value("limit", execution::kDefaultListLimit);
+        filter.cursor = args.value("cursor", "");
+        auto view = execution::agent_view(deps.identity.authorizer(), deps.fleet, call.principal,
+                                          kExecutionRead);
+        if (!view.ok()) return view.status();
+        auto page = deps.executions.tracker().list(filter);
+        if (!page.ok()) return page.status();
+        json list = json::array();
+        for (const auto& record : page->executions) {
+            if (*view && record.dispatched_by != call.principal.username) {
+                auto agents = deps.executions.tracker().agent_states(record.execution_id);
+                if (!agents.ok()) return agents.status();
+                if (!execution::execution_visible(record, *agents, call.principal, *view)) {
+                    continue;
+                }
+            }
+            list.push_back(execution::to_json(record));
+        }
+        return json{{"executions", std::move(list)}, {"next_cursor", page->next_cursor}};
+    };
+    return spec;
+}
+
+}  // namespace
+
+Status register_execution_tools(ToolCatalogue& tools, const CatalogueDeps& deps) {
+    auto d = execution_tool_deps(deps);
+    if (!d) return Status::Ok();
+    YUZU_RETURN_IF_ERROR(tools.add(execute_instruction_tool(*d)));
+    YUZU_RETURN_IF_ERROR(tools.add(get_execution_status_tool(*d)));
+    return tools.add(list_executions_tool(*d));
+}
+
+}  // namespace yuzu::mcp
