@@ -161,7 +161,7 @@ async function setUp() {
   await review.login(reviewer.username, reviewer.password);
   const { body: factor } = await review.request('POST', '/api/v1/mfa/totp/enroll', {}, 200);
   reviewerTotp = new TotpDevice(factor.secret);
-  await review.request('POST', '/api/v1/mfa/totp/activate', { code: await reviewerTotp.nextCode() }, 200);
+  await review.request('POST', '/api/v1/mfa/totp/activate', { code: await reviewerTotp.nextCode() }, 204);
 
   submitter = await connect(await supervisedToken(admin, 'e2e-submitter'));
   stranger = await connect(await supervisedToken(review, 'e2e-stranger'));
