@@ -137,6 +137,10 @@ TEST(ApprovalFlow, MintApproveRecallAndEveryRefusal) {
     EXPECT_EQ(rows("action=mcp.create_management_group&result=pending"), 4u);
     EXPECT_EQ(rows("action=mcp.create_management_group&result=consumed"), 2u);
     EXPECT_EQ(rows("action=mcp.create_management_group&result=success"), 2u);
+    // Refusals: the schema-invalid call, the mismatch, the replay and the
+    // other principal's recall.
+    EXPECT_EQ(rows("action=mcp.create_management_group&result=denied"), 4u);
+    EXPECT_EQ(rows("action=mcp.unlock_account&result=denied"), 1u);
     EXPECT_EQ(rows("action=approval.approve&result=approved"), 2u);
     EXPECT_EQ(rows("action=approval.reject&result=rejected"), 1u);
     EXPECT_GE(rows("action=approval.approve&result=denied"), 4u);
