@@ -17,8 +17,8 @@
 #include <thread>
 
 #include "yuzu/agent/agent_runtime.hpp"
-#include "yuzu/agent/logging.hpp"
 #include "yuzu/agent/server_endpoint.hpp"
+#include "yuzu/logging/stderr_logging.hpp"
 
 namespace {
 
@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
     if (state_dir.empty()) return usage_error("--state-dir must not be empty");
     options.state_dir = state_dir;
 
-    if (auto logging = yuzu::agent::configure_agent_logging(log_level, log_format); !logging.ok()) {
+    if (auto logging = yuzu::logging::configure_stderr_logging("yuzu-agent", log_level, log_format);
+        !logging.ok()) {
         return usage_error(logging.message());
     }
 

@@ -8,7 +8,6 @@
 #include "client/command_executor.hpp"
 #include "client/http_channel.hpp"
 #include "client/recent_commands.hpp"
-#include "yuzu/agent/logging.hpp"
 
 namespace yuzu::agent {
 namespace {
@@ -197,16 +196,6 @@ TEST(Backoff, DoublesToTheCapWithJitterAndResets) {
     }
     backoff.reset();
     EXPECT_LE(backoff.next().count(), 1000);
-}
-
-TEST(AgentLogging, JsonLinesAndBadSettings) {
-    const json line = json::parse(format_agent_json_log_line(1764460800123, "info", "hello"));
-    EXPECT_EQ(line["ts"], "2025-11-30T00:00:00.123Z");
-    EXPECT_EQ(line["level"], "info");
-    EXPECT_EQ(line["msg"], "hello");
-    EXPECT_EQ(configure_agent_logging("loud", "text").code(), StatusCode::kInvalidArgument);
-    EXPECT_EQ(configure_agent_logging("info", "xml").code(), StatusCode::kInvalidArgument);
-    EXPECT_TRUE(configure_agent_logging("warn", "text").ok());
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 
 #include <variant>
 
-#include "yuzu/app/logging.hpp"
 
 namespace yuzu::app {
 namespace {
@@ -105,14 +104,6 @@ TEST(Flags, EnvironmentTwinsApplyAndFlagsWin) {
     EXPECT_EQ(std::get<ServerConfig>(from_env).log_format, "json");
     ASSERT_TRUE(std::holds_alternative<ServerConfig>(flag_wins));
     EXPECT_EQ(std::get<ServerConfig>(flag_wins).listen.port, 7777);
-}
-
-TEST(JsonLog, EscapesAndExtractsCorrelationId) {
-    const std::string line =
-        format_json_log_line(0, "info", "correlation_id=req-1-2 GET /x \"quoted\"\n");
-    EXPECT_EQ(
-        line,
-        R"({"correlation_id":"req-1-2","level":"info","msg":"correlation_id=req-1-2 GET /x \"quoted\"\n","ts":"1970-01-01T00:00:00.000Z"})");
 }
 
 }  // namespace

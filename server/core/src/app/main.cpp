@@ -7,9 +7,9 @@
 
 #include "yuzu/app/enroll_token_command.hpp"
 #include "yuzu/app/flags.hpp"
-#include "yuzu/app/logging.hpp"
 #include "yuzu/app/server_app.hpp"
 #include "yuzu/app/signals.hpp"
+#include "yuzu/logging/stderr_logging.hpp"
 
 int main(int argc, char** argv) {
     using namespace yuzu::app;
@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
             std::fputs(exit_request->output.c_str(), exit_request->code == 0 ? stdout : stderr);
             return exit_request->code;
         }
-        configure_logging("warn", "text");
+        (void)yuzu::logging::configure_stderr_logging("yuzu", "warn", "text");
         return run_enroll_token_command(std::get<EnrollTokenCommand>(parsed));
     }
     block_shutdown_signals();
@@ -30,7 +30,13 @@ int main(int argc, char** argv) {
         return exit_request->code;
     }
     const ServerConfig& config = std::get<ServerConfig>(parsed);
-    configure_logging(config.log_level, config.log_format);
+    // validate_config has vetted both values; a refusal here is a bug there.
+    if (yuzu::Status logging =
+            yuzu::logging::configure_stderr_logging("yuzu", config.log_level, config.log_format);
+        !logging.ok()) {
+        std::fprintf(stderr, "yuzu-server: %s\n", logging.message().c_str());
+        return 2;
+    }
 
     auto app = ServerApp::create(config);
     if (!app.ok()) {

@@ -1,21 +1,23 @@
-#include "yuzu/agent/logging.hpp"
+#include "yuzu/logging/stderr_logging.hpp"
 
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
-namespace yuzu::agent {
+namespace yuzu::logging {
 namespace {
 
 std::string iso8601_utc(long long epoch_ms) {
     const std::time_t secs = static_cast<std::time_t>(epoch_ms / 1000);
     std::tm tm{};
     gmtime_r(&secs, &tm);
-    char date[32];
+    char date[40];
     const size_t n = std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
     char out[48];
     std::snprintf(out, sizeof out, "%.*s.%03lldZ", static_cast<int>(n), date, epoch_ms % 1000);
@@ -30,8 +32,8 @@ class JsonLineFormatter final : public spdlog::formatter {
                 .count();
         const auto level = spdlog::level::to_string_view(msg.level);
         std::string line =
-            format_agent_json_log_line(ms, std::string(level.data(), level.size()),
-                                       std::string(msg.payload.data(), msg.payload.size()));
+            format_json_log_line(ms, std::string(level.data(), level.size()),
+                                 std::string(msg.payload.data(), msg.payload.size()));
         line.push_back('\n');
         dest.append(line.data(), line.data() + line.size());
     }
@@ -42,26 +44,34 @@ class JsonLineFormatter final : public spdlog::formatter {
 
 }  // namespace
 
-std::string format_agent_json_log_line(long long epoch_ms, const std::string& level,
-                                       const std::string& message) {
-    const nlohmann::json line = {{"ts", iso8601_utc(epoch_ms)}, {"level", level}, {"msg", message}};
+std::string format_json_log_line(long long epoch_ms, const std::string& level,
+                                 const std::string& message) {
+    nlohmann::json line = {{"ts", iso8601_utc(epoch_ms)}, {"level", level}, {"msg", message}};
+    constexpr std::string_view kKey = "correlation_id=";
+    if (const auto pos = message.find(kKey); pos != std::string::npos) {
+        const auto start = pos + kKey.size();
+        const auto end = message.find(' ', start);
+        line["correlation_id"] =
+            message.substr(start, end == std::string::npos ? end : end - start);
+    }
+    // Log lines carry whatever a peer sent; invalid UTF-8 must not throw.
     return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-Status configure_agent_logging(const std::string& level, const std::string& format) {
+Status configure_stderr_logging(const std::string& logger_name, const std::string& level,
+                                const std::string& format) {
     const auto parsed = spdlog::level::from_str(level);
     // from_str maps unknown names to "off"; only "off" itself may mean off.
     if (parsed == spdlog::level::off && level != "off") {
         return Status::InvalidArgument(
-            "log level must be trace, debug, info, warn, error, "
-            "critical or off, not '" +
-            level + "'");
+            "log level must be trace, debug, info, warn, error, critical or off, not '" + level +
+            "'");
     }
     if (format != "text" && format != "json") {
         return Status::InvalidArgument("log format must be text or json, not '" + format + "'");
     }
-    auto logger = spdlog::get("yuzu-agent");
-    if (!logger) logger = spdlog::stderr_logger_mt("yuzu-agent");
+    auto logger = spdlog::get(logger_name);
+    if (!logger) logger = spdlog::stderr_logger_mt(logger_name);
     if (format == "json") {
         logger->set_formatter(std::make_unique<JsonLineFormatter>());
     } else {
@@ -73,4 +83,4 @@ Status configure_agent_logging(const std::string& level, const std::string& form
     return Status::Ok();
 }
 
-}  // namespace yuzu::agent
+}  // namespace yuzu::logging
