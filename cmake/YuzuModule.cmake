@@ -13,6 +13,9 @@ function(yuzu_module name)
       PUBLIC ${YUZU_INCLUDE_DIR}
       PRIVATE ${YUZU_SRC_DIR})
     target_link_libraries(yuzu_${name} PUBLIC ${M_DEPS})
+    if(nlohmann_json::nlohmann_json IN_LIST M_DEPS)
+      yuzu_pch_use_server(yuzu_${name})
+    endif()
   else()
     add_library(yuzu_${name} INTERFACE)
     target_include_directories(yuzu_${name} INTERFACE ${YUZU_INCLUDE_DIR})
@@ -27,6 +30,7 @@ function(yuzu_module name)
       target_link_libraries(yuzu_${name}_tests PRIVATE yuzu_${name} yuzu_testing
         GTest::gtest GTest::gtest_main)
       target_include_directories(yuzu_${name}_tests PRIVATE ${YUZU_SRC_DIR})
+      yuzu_pch_use_tests(yuzu_${name}_tests)
       gtest_discover_tests(yuzu_${name}_tests DISCOVERY_MODE PRE_TEST
         PROPERTIES LABELS "unit;${name}" TIMEOUT 120)
     endif()
