@@ -7,7 +7,16 @@ namespace yuzu::metrics {
 Registry::Registry() = default;
 Registry::~Registry() = default;
 
+void Registry::AddCollector(std::function<void()> collect) {
+    std::lock_guard lock(collect_mu_);
+    collectors_.push_back(std::move(collect));
+}
+
 std::string Registry::Serialize() const {
+    {
+        std::lock_guard lock(collect_mu_);
+        for (const auto& collect : collectors_) collect();
+    }
     // Families are never removed, so the pointers outlive the lock; serializing
     // outside it keeps registration from waiting on a scrape.
     std::vector<const FamilyBase*> families;

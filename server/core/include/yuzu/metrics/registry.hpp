@@ -12,6 +12,7 @@
 // registry's lifetime.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,6 +45,13 @@ class Registry {
     // when it has no series yet.
     std::string Serialize() const;
 
+    // Runs `collect` at the start of every Serialize(), before any family is
+    // read, so gauges that mirror state held elsewhere (process statistics,
+    // fleet counts) are current at scrape time. Collectors run on the
+    // scraping thread, one scrape at a time, in the order they were added;
+    // they must not call Serialize(). A collector must not throw.
+    void AddCollector(std::function<void()> collect);
+
   private:
     template <typename T>
     friend class detail::Builder;
@@ -55,6 +63,9 @@ class Registry {
     // first family.
     template <typename T>
     Family<T>& Add(const std::string& name, const std::string& help, const Labels& constant_labels);
+
+    mutable std::mutex collect_mu_;                  // serialises scrapes' collector runs
+    std::vector<std::function<void()>> collectors_;  // guarded by collect_mu_
 
     mutable std::mutex mu_;
     std::map<std::string, std::unique_ptr<FamilyBase>> families_;  // guarded by mu_
