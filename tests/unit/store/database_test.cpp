@@ -41,12 +41,42 @@ TEST(DatabaseOpen, CreatesTheFileAndSetsWal) {
     EXPECT_EQ(query_text(conn, "PRAGMA journal_mode"), "wal");
 }
 
-TEST(DatabaseOpen, SetsBusyTimeoutForeignKeysAndSynchronous) {
+BusyCounts busy_counts_of(const std::string& name) {
+    for (const BusyCounts& c : busy_counts()) {
+        if (c.db == name) return c;
+    }
+    return BusyCounts{name, 0, 0};
+}
+
+TEST(DatabaseOpen, ALockedDatabaseIsRetriedUntilTheBusyTimeoutAndBothAreCounted) {
+    TempDir dir;
+    const std::string path = (dir / "busy-counted.db").string();
+    auto holder = open_ok(path);
+    auto waiter = open_ok(path, OpenOptions{.busy_timeout_ms = 60});
+    ASSERT_NE(holder, nullptr);
+    ASSERT_NE(waiter, nullptr);
+    const BusyCounts before = busy_counts_of("busy-counted.db");
+
+    auto held = holder->lock();
+    ASSERT_TRUE(held.exec("BEGIN IMMEDIATE").ok());
+    auto conn = waiter->lock();
+    const Status refused = conn.exec("BEGIN IMMEDIATE");
+    EXPECT_FALSE(refused.ok());
+    ASSERT_TRUE(held.exec("COMMIT").ok());
+
+    const BusyCounts after = busy_counts_of("busy-counted.db");
+    EXPECT_GT(after.retries, before.retries);
+    EXPECT_EQ(after.timeouts, before.timeouts + 1);
+    // Once the lock is free the same statement goes through at once.
+    EXPECT_TRUE(conn.exec("BEGIN IMMEDIATE; COMMIT").ok());
+    EXPECT_EQ(busy_counts_of("busy-counted.db").timeouts, after.timeouts);
+}
+
+TEST(DatabaseOpen, SetsForeignKeysAndSynchronous) {
     TempDir dir;
     auto db = open_ok((dir / "a.db").string(), OpenOptions{.busy_timeout_ms = 1234});
     ASSERT_NE(db, nullptr);
     auto conn = db->lock();
-    EXPECT_EQ(query_text(conn, "PRAGMA busy_timeout"), "1234");
     EXPECT_EQ(query_text(conn, "PRAGMA foreign_keys"), "1");
     EXPECT_EQ(query_text(conn, "PRAGMA synchronous"), "1");  // NORMAL
 }

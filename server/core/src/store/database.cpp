@@ -122,9 +122,12 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path,
         return status;
     }
     sqlite3_extended_result_codes(handle, 1);
-    sqlite3_busy_timeout(handle, options.busy_timeout_ms);
 
     std::unique_ptr<Database> db(new Database(path, handle));
+    // Our own busy handler waits like sqlite3_busy_timeout and counts each
+    // retry and each give-up for /metrics.
+    internal::bind_busy_context(db->busy_, path, options.busy_timeout_ms);
+    sqlite3_busy_handler(handle, &internal::busy_handler, &db->busy_);
     Status configured = configure(*db, options);
     if (!configured.ok()) return configured;
     return db;

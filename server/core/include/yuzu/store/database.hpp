@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "yuzu/common/status.hpp"
+#include "yuzu/store/busy_stats.hpp"
 #include "yuzu/store/statement.hpp"
 #include "yuzu/store/transaction.hpp"
 
@@ -42,7 +43,8 @@ class Conn;
 class Database {
   public:
     // Opens (creating unless read_only) the database file at `path` and sets
-    // journal_mode=WAL, busy_timeout, foreign_keys=ON, synchronous=NORMAL.
+    // journal_mode=WAL, foreign_keys=ON, synchronous=NORMAL, and a busy
+    // handler that retries for busy_timeout_ms and counts (busy_stats.hpp).
     // A missing or unwritable directory fails with the path in the message.
     // The path ":memory:" opens a private in-memory database (for tests).
     static Result<std::unique_ptr<Database>> open(const std::string& path,
@@ -67,7 +69,8 @@ class Database {
     }
 
     const std::string path_;
-    sqlite3* const handle_;  // owned; closed with sqlite3_close_v2
+    sqlite3* const handle_;       // owned; closed with sqlite3_close_v2
+    internal::BusyContext busy_;  // the busy handler's; set once in open()
 
     std::mutex mu_;
     std::atomic<std::thread::id> owner_{};  // thread holding mu_, for asserts
