@@ -73,6 +73,16 @@ Result<std::vector<AgentExecutionState>> ExecutionTracker::agent_states(
     return out;
 }
 
+Result<int64_t> ExecutionTracker::running_count() const {
+    auto conn = db_.lock();
+    // Served by the executions_running index.
+    auto stmt = conn.prepare("SELECT COUNT(*) FROM executions WHERE status = 'running'");
+    if (!stmt.ok()) return stmt.status();
+    auto row = stmt->step();
+    if (!row.ok()) return row.status();
+    return *row ? stmt->column_int64(0) : int64_t{0};
+}
+
 Result<ExecutionPage> ExecutionTracker::list(const ExecutionFilter& filter) const {
     if (!filter.status.empty() && !is_execution_status(filter.status)) {
         return Status::InvalidArgument(

@@ -178,6 +178,15 @@ size_t CommandQueue::queued(const std::string& agent_id) const {
     return it == state_->queues.end() ? 0 : it->second.entries.size();
 }
 
+size_t CommandQueue::undelivered() const {
+    std::lock_guard lock(state_->mu);
+    size_t count = 0;
+    for (const auto& [agent, queue] : state_->queues) {
+        for (const Entry& e : queue.entries) count += e.delivered ? 0 : 1;
+    }
+    return count;
+}
+
 size_t CommandQueue::waiters() const {
     std::lock_guard lock(state_->mu);
     return state_->waiters;

@@ -184,6 +184,8 @@ class ExecutionTracker {
     Result<std::vector<AgentExecutionState>> agent_states(const std::string& execution_id) const;
     // InvalidArgument for an unknown status or a malformed cursor.
     Result<ExecutionPage> list(const ExecutionFilter& filter) const;
+    // Executions still running (not yet settled), for /metrics.
+    Result<int64_t> running_count() const;
 
     const TrackerOptions& options() const { return options_; }
 

@@ -49,6 +49,9 @@ class CommandQueue {
     // Drops a command (execution timed out or was cancelled). False if absent.
     bool cancel(const std::string& agent_id, const std::string& command_id);
     size_t queued(const std::string& agent_id) const;
+    // Commands queued for any agent and not yet handed to it (a gauge for
+    // /metrics: the fleet's delivery backlog).
+    size_t undelivered() const;
     // How many long-polls are waiting right now (a gauge for /metrics).
     size_t waiters() const;
     // Wakes every waiter; later waits return at once.
