@@ -9,6 +9,8 @@
 #include "yuzu/common/correlation_id.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 #include "yuzu/mcp/retry.hpp"
+#include "yuzu/mcp/tool_call_metrics.hpp"
+#include "yuzu/metrics/registry.hpp"
 
 namespace yuzu::mcp {
 namespace {
@@ -76,6 +78,7 @@ class PipelineTest : public ::testing::Test {
     CallOutcome call(const Principal& who, const std::string& name,
                      nlohmann::json args = nlohmann::json::object()) {
         PipelineEnv env{tools, settings, &audit_log, &authorizer};
+        env.call_metrics = call_metrics;
         return run_tool_call(env, who, {{"name", name}, {"arguments", args}}, info);
     }
 
@@ -85,7 +88,12 @@ class PipelineTest : public ::testing::Test {
     FakeAuthorizer authorizer;
     RequestInfo info;
     int runs = 0;
+    const ToolCallMetrics* call_metrics = nullptr;
 };
+
+bool has_line(const std::string& text, const std::string& line) {
+    return text.find("\n" + line + "\n") != std::string::npos;
+}
 
 void expect_envelope(const RpcError& e, const std::string& cid) {
     ASSERT_TRUE(e.data.is_object()) << e.message;
@@ -256,6 +264,47 @@ TEST(RetryConstants, HaveTheSeedValues) {
     EXPECT_EQ(kMcpProviderWarmupRetryMs, 5000);
     EXPECT_EQ(kMcpResultPollRetryMs, 2000);
     EXPECT_EQ(kMcpApprovalPollRetryMs, 30000);
+}
+
+}  // namespace
+}  // namespace yuzu::mcp
+
+namespace yuzu::mcp {
+namespace {
+
+TEST_F(PipelineTest, EveryCallIsCountedByToolAndItsFinalAuditOutcome) {
+    metrics::Registry registry;
+    ToolCallMetrics metrics(tools, registry);
+    call_metrics = &metrics;
+    // Before any call every catalogued tool already has a zero series.
+    EXPECT_TRUE(has_line(registry.Serialize(),
+                         R"(yuzu_mcp_tool_calls_total{outcome="pending",tool="exec_thing"} 0)"));
+
+    EXPECT_TRUE(call(mcp_token("readonly"), "read_thing", {{"n", 2}}).result);
+    EXPECT_TRUE(call(mcp_token("readonly"), "read_thing", {{"n", 0}}).error);  // schema: denied
+    EXPECT_TRUE(call(mcp_token("readonly"), "tag_thing").error);               // tier: denied
+    authorizer.allow = false;
+    EXPECT_TRUE(call(mcp_token("operator"), "tag_thing").error);  // rbac: denied
+    EXPECT_TRUE(call(mcp_token("readonly"), "no_such_tool").error);
+
+    const std::string text = registry.Serialize();
+    EXPECT_TRUE(
+        has_line(text, R"(yuzu_mcp_tool_calls_total{outcome="success",tool="read_thing"} 1)"))
+        << text;
+    EXPECT_TRUE(
+        has_line(text, R"(yuzu_mcp_tool_calls_total{outcome="denied",tool="read_thing"} 1)"));
+    EXPECT_TRUE(
+        has_line(text, R"(yuzu_mcp_tool_calls_total{outcome="denied",tool="tag_thing"} 2)"));
+    EXPECT_TRUE(has_line(text, "yuzu_mcp_unknown_tool_calls_total 1"));
+    EXPECT_TRUE(has_line(
+        text,
+        R"(yuzu_mcp_tool_call_duration_seconds_count{outcome="success",tool="read_thing"} 1)"));
+    // An unknown name never becomes a label value.
+    EXPECT_EQ(text.find("no_such_tool"), std::string::npos);
+    // The counted outcome is the one the audit row holds.
+    const auto events = audit_log.events();
+    ASSERT_EQ(events.size(), 5u);
+    EXPECT_EQ(events[3].result, audit::AuditResult::kDenied);
 }
 
 }  // namespace

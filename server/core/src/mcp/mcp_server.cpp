@@ -68,7 +68,12 @@ McpServer::McpServer(const ToolCatalogue& tools, const ResourceCatalogue& resour
       resources_(resources),
       prompts_(prompts),
       env_{tools, settings, audit, authorizer, approvals},
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+    if (options_.metrics != nullptr) {
+        call_metrics_ = std::make_unique<ToolCallMetrics>(tools, *options_.metrics);
+        env_.call_metrics = call_metrics_.get();
+    }
+}
 
 std::optional<std::string> McpServer::handle(const RpcMessage& message, const auth::Principal& who,
                                              const RequestInfo& info) const {

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+
 #include "pipeline_support.hpp"
 #include "yuzu/audit/audit_log.hpp"
 #include "yuzu/auth/authorizer.hpp"
@@ -9,6 +11,7 @@
 #include "yuzu/mcp/error_codes.hpp"
 #include "yuzu/mcp/json_schema.hpp"
 #include "yuzu/mcp/retry.hpp"
+#include "yuzu/mcp/tool_call_metrics.hpp"
 
 namespace yuzu::mcp {
 namespace {
@@ -225,8 +228,12 @@ nlohmann::json tool_result(const nlohmann::json& structured) {
         {"isError", false}};
 }
 
-CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
-                          const nlohmann::json& params, const RequestInfo& info) {
+namespace {
+
+// Steps 1–8 of run_tool_call; every return after the tool is known has
+// written the call's one final audit row and set out.audit_result.
+CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
+                      const nlohmann::json& params, const RequestInfo& info) {
     CallOutcome out;
     auto name_it = params.find("name");
     if (name_it == params.end() || !name_it->is_string()) {
@@ -270,6 +277,7 @@ CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
     if (!denial) denial = check_rbac(env, *tool, call);
     if (denial) {
         write_audit(env, who, tool->name, denial->audit_result, denial->audit_detail, info);
+        out.audit_result = denial->audit_result;
         out.error = std::move(denial->error);
         return out;
     }
@@ -277,14 +285,16 @@ CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
     if (tool->checked_handler) {
         auto checked = tool->checked_handler(call);
         if (auto* failure = std::get_if<ToolFailure>(&checked)) {
+            out.audit_result = detail::audit_result_for(failure->status);
             write_audit(
-                env, who, tool->name, detail::audit_result_for(failure->status),
+                env, who, tool->name, out.audit_result,
                 failure->audit_detail.empty() ? failure->status.message() : failure->audit_detail,
                 info);
             out.error = map_tool_failure(*failure, info, tool->name);
             return out;
         }
         write_audit(env, who, tool->name, "success", "", info);
+        out.audit_result = "success";
         out.result = tool_result(std::get<nlohmann::json>(checked));
         return out;
     }
@@ -295,19 +305,41 @@ CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
         const bool client_fault = s.code() == StatusCode::kInvalidArgument ||
                                   s.code() == StatusCode::kNotFound ||
                                   s.code() == StatusCode::kPermissionDenied;
-        write_audit(env, who, tool->name, client_fault ? "failure" : "error", s.message(), info);
+        out.audit_result = client_fault ? "failure" : "error";
+        write_audit(env, who, tool->name, out.audit_result, s.message(), info);
         out.error = detail::map_failure(s, info, tool->name);
         return out;
     }
     if (tool->content_handler) {
         const bool tool_error = result->is_object() && result->value("isError", false);
-        write_audit(env, who, tool->name, tool_error ? "failure" : "success",
+        out.audit_result = tool_error ? "failure" : "success";
+        write_audit(env, who, tool->name, out.audit_result,
                     tool_error ? "tool reported isError" : "", info);
         out.result = std::move(*result);
         return out;
     }
     write_audit(env, who, tool->name, "success", "", info);
+    out.audit_result = "success";
     out.result = tool_result(*result);
+    return out;
+}
+
+}  // namespace
+
+CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
+                          const nlohmann::json& params, const RequestInfo& info) {
+    const auto start = std::chrono::steady_clock::now();
+    CallOutcome out = run_steps(env, who, params, info);
+    if (env.call_metrics != nullptr) {
+        if (out.audit_result.empty()) {
+            env.call_metrics->observe_unknown_tool();
+        } else {
+            // A non-empty audit_result means params.name named a catalogued tool.
+            env.call_metrics->observe(
+                params["name"].get_ref<const std::string&>(), out.audit_result,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
+    }
     return out;
 }
 

@@ -3,6 +3,7 @@
 // once constructed.
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -12,6 +13,11 @@
 #include "yuzu/mcp/catalogue.hpp"
 #include "yuzu/mcp/jsonrpc.hpp"
 #include "yuzu/mcp/pipeline.hpp"
+#include "yuzu/mcp/tool_call_metrics.hpp"
+
+namespace yuzu::metrics {
+class Registry;
+}
 
 namespace yuzu::mcp {
 
@@ -26,6 +32,9 @@ struct McpServerOptions {
     std::string server_version;
     std::string instructions;
     size_t page_size = 100;  // list pagination
+    // Where tools/call counts and latencies go; null = not measured. Must
+    // outlive the server.
+    metrics::Registry* metrics = nullptr;
 };
 
 class McpServer {
@@ -58,6 +67,7 @@ class McpServer {
     const ToolCatalogue& tools_;
     const ResourceCatalogue& resources_;
     const PromptCatalogue& prompts_;
+    std::unique_ptr<ToolCallMetrics> call_metrics_;
     PipelineEnv env_;
     McpServerOptions options_;
 };

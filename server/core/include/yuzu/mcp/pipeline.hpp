@@ -38,6 +38,8 @@ class Authorizer;
 
 namespace yuzu::mcp {
 
+class ToolCallMetrics;
+
 // Kill switches; atomics so an operator toggle takes effect on the next call.
 struct McpSettings {
     std::atomic<bool> disabled{false};
@@ -57,6 +59,7 @@ struct PipelineEnv {
     const auth::Authorizer* authorizer = nullptr;  // null → every RBAC check denies
     // null → approval-gated calls get -32004 with no approval_id.
     approval::ApprovalManager* approvals = nullptr;
+    const ToolCallMetrics* call_metrics = nullptr;  // null → calls are not counted
 };
 
 // The -32003 messages of the approval gate. kApprovalNotRedeemableMessage is
@@ -99,6 +102,9 @@ std::optional<Denial> check_rbac(const PipelineEnv& env, const ToolSpec& tool,
 struct CallOutcome {
     std::optional<nlohmann::json> result;  // the tools/call result object
     std::optional<RpcError> error;
+    // The result of the call's final audit row ("success", "denied", ...);
+    // empty when the call named no catalogued tool.
+    std::string audit_result;
 };
 
 // Runs steps 1–8 for one tools/call whose params are `params`.
