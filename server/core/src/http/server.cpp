@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,12 @@ struct RequestContext {
     bool active = false;
 };
 thread_local RequestContext t_request;
+
+// A held long-poll ends after its wait (up to a minute) or when work
+// arrives; the buckets tell those two apart.
+metrics::BucketBoundaries long_poll_buckets() {
+    return {0.01, 0.1, 0.5, 1, 5, 10, 20, 30, 45, 60, 90};
+}
 
 void ensure_correlation_id(httplib::Response& res) {
     if (!res.has_header(kCorrelationHeader)) {
@@ -117,8 +124,14 @@ HttpServer::HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Se
                           .Register(registry)),
       request_seconds_(metrics::BuildHistogram()
                            .Name("yuzu_http_request_duration_seconds")
-                           .Help("HTTP request latency in seconds, by listener, route and method.")
-                           .Register(registry)) {}
+                           .Help("HTTP request latency in seconds, by listener, route and method "
+                                 "(long-poll routes excluded).")
+                           .Register(registry)),
+      long_poll_seconds_(metrics::BuildHistogram()
+                             .Name("yuzu_http_long_poll_duration_seconds")
+                             .Help("How long long-poll requests were held, in seconds, by "
+                                   "listener and route.")
+                             .Register(registry)) {}
 
 HttpServer::~HttpServer() {
     stop();
@@ -188,13 +201,25 @@ void HttpServer::install_hooks() {
                   {"method", req.method},
                   {"status", std::to_string(res.status)}})
             .Increment();
-        request_seconds_
-            .Add({{"listener", options_.name}, {"route", route}, {"method", req.method}},
-                 metrics::Histogram::DefaultLatencyBuckets())
-            .Observe(seconds);
-        spdlog::info("correlation_id={} listener={} {} {} status={} route={} ms={:.2f} peer={}",
-                     correlation_id_of(res), options_.name, req.method, req.path, res.status, route,
-                     seconds * 1000.0, req.remote_addr);
+        const auto listed = [&route](const std::vector<std::string>& routes) {
+            return std::find(routes.begin(), routes.end(), route) != routes.end();
+        };
+        if (listed(options_.long_poll_routes)) {
+            long_poll_seconds_
+                .Add({{"listener", options_.name}, {"route", route}}, long_poll_buckets())
+                .Observe(seconds);
+        } else {
+            request_seconds_
+                .Add({{"listener", options_.name}, {"route", route}, {"method", req.method}},
+                     metrics::Histogram::DefaultLatencyBuckets())
+                .Observe(seconds);
+        }
+        // key=value words: the JSON log format lifts them into fields.
+        spdlog::log(listed(options_.debug_log_routes) ? spdlog::level::debug : spdlog::level::info,
+                    "http request correlation_id={} listener={} method={} path={} status={} "
+                    "route={} ms={:.2f} peer={}",
+                    correlation_id_of(res), options_.name, req.method, req.path, res.status, route,
+                    seconds * 1000.0, req.remote_addr);
     });
 }
 

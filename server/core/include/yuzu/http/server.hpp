@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "yuzu/common/status.hpp"
 
@@ -39,6 +40,13 @@ struct ServerOptions {
     int read_timeout_s = 10;
     int write_timeout_s = 10;
     int listen_backlog = 512;
+    // Routes that hold the request open by design (agent long-polls): their
+    // time goes to yuzu_http_long_poll_duration_seconds, not the latency
+    // histogram, so a held poll never reads as a slow request.
+    std::vector<std::string> long_poll_routes;
+    // Routes whose access-log line is at debug, not info (heartbeats and
+    // long-polls: one per agent every few seconds would drown the log).
+    std::vector<std::string> debug_log_routes;
 };
 
 using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
@@ -85,6 +93,7 @@ class HttpServer {
     std::unique_ptr<httplib::Server> server_;
     metrics::Family<metrics::Counter>& requests_total_;
     metrics::Family<metrics::Histogram>& request_seconds_;
+    metrics::Family<metrics::Histogram>& long_poll_seconds_;
     int port_ = 0;
     std::atomic<int> listen_fd_{-1};
 };

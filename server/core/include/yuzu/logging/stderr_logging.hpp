@@ -17,8 +17,11 @@ namespace yuzu::logging {
 Status configure_stderr_logging(const std::string& logger_name, const std::string& level,
                                 const std::string& format);
 
-// One JSON log line without the newline: {"ts", "level", "msg"}, plus
-// "correlation_id" when the message carries "correlation_id=<id>".
+// One JSON log line without the newline: {"ts", "level", "msg"} plus one
+// field per "key=value" word of the message (key [a-z][a-z0-9_]*, first
+// occurrence wins; plain decimal numbers become JSON numbers). Those words
+// leave "msg", which keeps the rest: "correlation_id=req-1 listener=agent
+// enrolled" gives {"correlation_id":"req-1","listener":"agent","msg":"enrolled"}.
 std::string format_json_log_line(long long epoch_ms, const std::string& level,
                                  const std::string& message);
 
