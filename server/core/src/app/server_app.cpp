@@ -10,7 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "yuzu/app/server_metrics.hpp"
 #include "yuzu/approval/approval_manager.hpp"
+#include "yuzu/audit/instrumented_audit_log.hpp"
 #include "yuzu/audit/sqlite_audit_log.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/common/readiness.hpp"
@@ -39,7 +41,8 @@ struct ServerApp::Parts {
     Readiness readiness;
     // Declared in start order; destroyed in reverse, so listeners stop before
     // the services and stores they call.
-    std::unique_ptr<audit::SqliteAuditLog> audit;
+    std::unique_ptr<audit::SqliteAuditLog> audit_store;
+    std::unique_ptr<audit::InstrumentedAuditLog> audit;  // every surface writes through this
     std::unique_ptr<auth::Identity> identity;
     std::unique_ptr<http::IdentityResolver> resolver;
     std::unique_ptr<approval::ApprovalManager> approvals;
@@ -61,6 +64,17 @@ namespace {
 
 bool is_loopback_address(const std::string& host) {
     return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// Plain HTTP beyond loopback sends bearer tokens, session cookies and agent
+// device tokens in clear text to anyone on the path.
+void warn_if_plain_http_off_loopback(const char* listener, const std::string& host, bool tls) {
+    if (tls || is_loopback_address(host)) return;
+    spdlog::warn(
+        "the {} listener serves plain HTTP on {}, a non-loopback address: tokens and cookies "
+        "cross the network unencrypted; give it a TLS certificate or put a TLS-terminating "
+        "reverse proxy in front and listen on loopback",
+        listener, host);
 }
 
 // Says once where the first admin password came from (never the password).
@@ -113,6 +127,10 @@ Status ServerApp::wire_fleet(Parts& p) {
     listener.read_timeout_s = 30;
     listener.write_timeout_s = 30;
     listener.keep_alive_timeout_s = 90;
+    listener.long_poll_routes = {"/agent/v1/commands"};
+    // One of each per agent every few seconds; info would drown the log.
+    listener.debug_log_routes = {"/agent/v1/commands", "/agent/v1/heartbeat",
+                                 "/agent/v1/inventory"};
     auto server = http::HttpServer::create(listener, p.metrics);
     if (!server.ok()) return server.status();
     p.agent_listener = std::move(server).value();
@@ -168,6 +186,7 @@ Status ServerApp::wire_mcp(Parts& p) {
     YUZU_RETURN_IF_ERROR(mcp::build_yuzu_catalogue(p.mcp_catalogues, deps));
     mcp::McpServerOptions options;
     options.server_version = YUZU_VERSION;
+    options.metrics = &p.metrics;
     options.instructions =
         "Yuzu manages a fleet of endpoints. Start with read tools; changes need the right MCP "
         "tier and, for sensitive operations, a human's approval.";
@@ -210,8 +229,10 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
 
     auto audit_log = audit::SqliteAuditLog::open(config.data_dir);
     if (!audit_log.ok()) return audit_log.status();
-    parts->audit = std::move(audit_log).value();
-    parts->readiness.add("audit.db", [a = parts->audit.get()] { return a->ready(); });
+    parts->audit_store = std::move(audit_log).value();
+    parts->audit =
+        std::make_unique<audit::InstrumentedAuditLog>(*parts->audit_store, parts->metrics);
+    parts->readiness.add("audit.db", [a = parts->audit_store.get()] { return a->ready(); });
 
     auth::IdentityOptions identity_options;
     identity_options.data_dir = config.data_dir;
@@ -233,6 +254,7 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
     YUZU_RETURN_IF_ERROR(wire_fleet(*parts));
     YUZU_RETURN_IF_ERROR(wire_executions(*parts));
     YUZU_RETURN_IF_ERROR(wire_compliance(*parts));
+    register_server_metrics(parts->metrics, parts->fleet.get(), parts->executions.get());
 
     http::ServerOptions options;
     options.name = "management";
@@ -287,6 +309,9 @@ Status ServerApp::start() {
     std::filesystem::rename(tmp, p.listen_file, ec);
     if (ec) return Status::Internal("could not rename " + tmp + ": " + ec.message());
 
+    warn_if_plain_http_off_loopback("management", p.config.listen.host, p.management->tls());
+    warn_if_plain_http_off_loopback("agent plane", p.config.agent_listen.host,
+                                    p.agent_listener->tls());
     spdlog::info("yuzu-server {} listening on {} (workers={}, data dir {})", YUZU_VERSION, url,
                  p.management->options().worker_threads, p.config.data_dir);
     spdlog::info("agent plane listening on {} (workers={}, long-poll slots={})", agent_url,

@@ -1,0 +1,25 @@
+// The /metrics families that mirror state held elsewhere and are refreshed
+// at scrape time: process statistics, yuzu_build_info, SQLite busy counts
+// and the fleet gauges (agents by state, executions in flight, the command
+// delivery backlog). Per-request families live beside the code they measure
+// (http/, mcp/, audit/, fleet/).
+#pragma once
+
+namespace yuzu::metrics {
+class Registry;
+}
+namespace yuzu::fleet {
+class Fleet;
+}
+namespace yuzu::execution {
+class Executions;
+}
+
+namespace yuzu::app {
+
+// `fleet` and `executions` may be null (their gauges then stay absent); both
+// must outlive `registry`'s last scrape.
+void register_server_metrics(metrics::Registry& registry, fleet::Fleet* fleet,
+                             execution::Executions* executions);
+
+}  // namespace yuzu::app
