@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <variant>
 
+#include "yuzu/app/admin_commands.hpp"
 #include "yuzu/app/enroll_token_command.hpp"
 #include "yuzu/app/flags.hpp"
 #include "yuzu/app/server_app.hpp"
@@ -21,6 +22,10 @@ int main(int argc, char** argv) {
         }
         (void)yuzu::logging::configure_stderr_logging("yuzu", "warn", "text");
         return run_enroll_token_command(std::get<EnrollTokenCommand>(parsed));
+    }
+    if (is_admin_command(argc, argv)) {
+        (void)yuzu::logging::configure_stderr_logging("yuzu", "warn", "text");
+        return run_admin_command(argc, argv);
     }
     block_shutdown_signals();
 
