@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <fstream>
+#include <string>
+#include <vector>
 #include <variant>
+
+#include "support/temp_dir.hpp"
 
 
 namespace yuzu::app {
@@ -104,6 +109,98 @@ TEST(Flags, EnvironmentTwinsApplyAndFlagsWin) {
     EXPECT_EQ(std::get<ServerConfig>(from_env).log_format, "json");
     ASSERT_TRUE(std::holds_alternative<ServerConfig>(flag_wins));
     EXPECT_EQ(std::get<ServerConfig>(flag_wins).listen.port, 7777);
+}
+
+// A config file in a temp dir; the path stays valid while the object lives.
+struct ConfigFile {
+    explicit ConfigFile(const std::string& text) { std::ofstream(path) << text; }
+    yuzu::testing::TempDir dir;
+    std::string path = (dir / "yuzu.toml").string();
+};
+
+TEST(FlagsConfigFile, SettingsApplyAndTheEnvironmentAndFlagsOverrideThem) {
+    ConfigFile f(
+        "# test\n"
+        "listen = \"127.0.0.1:9001\"\n"
+        "log-format = 'json'\n"
+        "execution-timeout = 42\n"
+        "mcp-read-only = true\n"
+        "mcp-allowed-origin = [\"http://127.0.0.1:6274\", \"http://localhost:6274\"]\n");
+    auto from_file = parse({"--config", f.path.c_str()});
+    ASSERT_TRUE(std::holds_alternative<ServerConfig>(from_file))
+        << std::get<ExitRequest>(from_file).output;
+    const auto& c = std::get<ServerConfig>(from_file);
+    EXPECT_EQ(c.listen.port, 9001);
+    EXPECT_EQ(c.log_format, "json");
+    EXPECT_EQ(c.execution_timeout_s, 42);
+    EXPECT_TRUE(c.mcp_read_only);
+    EXPECT_EQ(c.mcp_allowed_origins,
+              (std::vector<std::string>{"http://127.0.0.1:6274", "http://localhost:6274"}));
+
+    ::setenv("YUZU_LISTEN", "127.0.0.1:9002", 1);
+    ::setenv("YUZU_CONFIG", f.path.c_str(), 1);
+    auto env_wins = parse({});
+    auto flag_wins =
+        parse({"--listen=127.0.0.1:9003", "--mcp-allowed-origin", "http://127.0.0.1:1"});
+    ::unsetenv("YUZU_LISTEN");
+    ::unsetenv("YUZU_CONFIG");
+    ASSERT_TRUE(std::holds_alternative<ServerConfig>(env_wins))
+        << std::get<ExitRequest>(env_wins).output;
+    EXPECT_EQ(std::get<ServerConfig>(env_wins).listen.port, 9002);
+    EXPECT_EQ(std::get<ServerConfig>(env_wins).execution_timeout_s, 42);  // found by YUZU_CONFIG
+    ASSERT_TRUE(std::holds_alternative<ServerConfig>(flag_wins))
+        << std::get<ExitRequest>(flag_wins).output;
+    EXPECT_EQ(std::get<ServerConfig>(flag_wins).listen.port, 9003);
+    EXPECT_EQ(std::get<ServerConfig>(flag_wins).mcp_allowed_origins,
+              (std::vector<std::string>{"http://127.0.0.1:1"}));
+}
+
+TEST(FlagsConfigFile, AMistakeExitsTwoNamingTheFileAndLine) {
+    struct Case {
+        const char* text;
+        const char* expected;
+    };
+    for (const Case& k : {
+             Case{"listen = \"127.0.0.1:1\"\nno-such-flag = 1\n",
+                  ":2: unknown setting 'no-such-flag'"},
+             Case{"mcp-read-only = \"yes\"\n", ":1: 'mcp-read-only' takes true or false"},
+             Case{"execution-timeout = true\n", ":1: 'execution-timeout' takes a value"},
+             Case{"listen = [\"a\", \"b\"]\n", ":1: 'listen' takes one value, not an array"},
+             Case{"config = \"other.toml\"\n", ":1: unknown setting 'config'"},
+             Case{"[server]\n", ":1:"},
+         }) {
+        ConfigFile f(k.text);
+        auto parsed = parse({"--config", f.path.c_str()});
+        ASSERT_TRUE(std::holds_alternative<ExitRequest>(parsed)) << k.text;
+        const auto& exit = std::get<ExitRequest>(parsed);
+        EXPECT_EQ(exit.code, 2);
+        EXPECT_NE(exit.output.find(f.path + k.expected), std::string::npos)
+            << k.text << " -> " << exit.output;
+    }
+    auto missing = parse({"--config", "/nonexistent/yuzu.toml"});
+    ASSERT_TRUE(std::holds_alternative<ExitRequest>(missing));
+    EXPECT_EQ(std::get<ExitRequest>(missing).code, 2);
+    EXPECT_NE(std::get<ExitRequest>(missing).output.find("/nonexistent/yuzu.toml"),
+              std::string::npos);
+}
+
+TEST(FlagsConfigFile, AValueFromTheFileIsValidatedLikeAFlag) {
+    ConfigFile f("agent-heartbeat-interval = 0\n");
+    auto parsed = parse({"--config", f.path.c_str()});
+    ASSERT_TRUE(std::holds_alternative<ExitRequest>(parsed));
+    EXPECT_EQ(std::get<ExitRequest>(parsed).code, 2);
+    EXPECT_NE(std::get<ExitRequest>(parsed).output.find("--agent-heartbeat-interval"),
+              std::string::npos);
+}
+
+TEST(Flags, TheTopLevelHelpListsTheSubCommands) {
+    auto parsed = parse({"--help"});
+    ASSERT_TRUE(std::holds_alternative<ExitRequest>(parsed));
+    const std::string& help = std::get<ExitRequest>(parsed).output;
+    for (const char* s : {"--config", "YUZU_CONFIG", "enroll-token create", "token create",
+                          "user add"}) {
+        EXPECT_NE(help.find(s), std::string::npos) << s;
+    }
 }
 
 }  // namespace

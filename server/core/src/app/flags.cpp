@@ -7,8 +7,75 @@
 #include <regex>
 #include <sstream>
 
+#include "yuzu/app/config_file.hpp"
+
 namespace yuzu::app {
 namespace {
+
+// The --config path: the command line's (--config F or --config=F), else
+// YUZU_CONFIG, else "".
+std::string config_path(int argc, const char* const* argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a(argv[i]);
+        if (a == "--config" && i + 1 < argc) return argv[i + 1];
+        if (a.rfind("--config=", 0) == 0) return std::string(a.substr(9));
+    }
+    const char* env = std::getenv("YUZU_CONFIG");
+    return env != nullptr ? env : "";
+}
+
+bool given_on_command_line(int argc, const char* const* argv, const std::string& flag) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a(argv[i]);
+        if (a == flag || (a.size() > flag.size() && a.rfind(flag + "=", 0) == 0)) return true;
+    }
+    return false;
+}
+
+// The arguments the config file contributes: one per setting that neither
+// the command line nor its environment variable gives (precedence: command
+// line, then environment, then the file, then the default). Each entry is
+// checked against the option it names, so a mistake reports its line.
+Result<std::vector<std::string>> config_file_arguments(const CLI::App& app, int argc,
+                                                       const char* const* argv,
+                                                       const std::string& path) {
+    auto entries = read_config_file(path);
+    if (!entries.ok()) return entries.status();
+    std::vector<std::string> args;
+    for (const ConfigEntry& e : *entries) {
+        const std::string where = path + ":" + std::to_string(e.line) + ": ";
+        const std::string flag = "--" + e.key;
+        const CLI::Option* opt = app.get_option_no_throw(flag);
+        if (opt == nullptr || e.key == "config" || e.key == "help" || e.key == "version") {
+            return Status::InvalidArgument(where + "unknown setting '" + e.key +
+                                           "' (settings are the long flag names of --help)");
+        }
+        const bool is_flag = opt->get_type_size_max() == 0;
+        const bool is_list = opt->get_items_expected_max() > 1;
+        if (is_flag != (e.kind == ConfigEntry::Kind::kBoolean)) {
+            return Status::InvalidArgument(
+                where + "'" + e.key + "' takes " + (is_flag ? "true or false" : "a value") +
+                ", not a " + std::string(config_kind_name(e.kind)));
+        }
+        if (e.kind == ConfigEntry::Kind::kArray && !is_list) {
+            return Status::InvalidArgument(where + "'" + e.key + "' takes one value, not an array");
+        }
+        if (given_on_command_line(argc, argv, flag)) continue;
+        if (const std::string env = opt->get_envname();
+            !env.empty() && std::getenv(env.c_str()) != nullptr) {
+            continue;
+        }
+        if (is_flag) {
+            if (e.values.front() == "true") args.push_back(flag);
+            continue;
+        }
+        for (const std::string& v : e.values) {
+            args.push_back(flag);
+            args.push_back(v);
+        }
+    }
+    return args;
+}
 
 // Keeps the raw text of flags whose parsing we do ourselves, so the error
 // names the flag and the value the operator typed.
@@ -118,7 +185,17 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
                  "yuzu-server"};
     app.set_version_flag("--version", std::string("yuzu-server ") + YUZU_VERSION);
     app.get_formatter()->column_width(44);
+    app.footer(
+        "Sub-commands (each has --help; all take --data-dir and run beside a live server):\n"
+        "  enroll-token create   create an agent enrollment token\n"
+        "  token create          create an API or MCP token for a user\n"
+        "  user add              create a user with built-in roles");
 
+    std::string config_file;  // read before parsing, by config_path()
+    app.add_option("--config", config_file,
+                   "Settings file (key = value, the long flag names; see "
+                   "docs/user-manual/server-admin.md); flags and YUZU_* variables override it")
+        ->envname("YUZU_CONFIG");
     app.add_option("--listen", raw.listen, "Management API, dashboard and MCP address (host:port)")
         ->envname("YUZU_LISTEN")
         ->capture_default_str();
@@ -208,8 +285,23 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
         ->envname("YUZU_COMPLIANCE_INTERVAL")
         ->capture_default_str();
 
+    // The file's settings go first, so the command line after them wins
+    // (and CLI11 never sees one option twice: given ones are skipped).
+    std::vector<std::string> args = {argc > 0 ? argv[0] : "yuzu-server"};
+    if (const std::string path = config_path(argc, argv); !path.empty()) {
+        auto from_file = config_file_arguments(app, argc, argv, path);
+        if (!from_file.ok()) {
+            return ExitRequest{2, "yuzu-server: " + from_file.status().message() + "\n"};
+        }
+        args.insert(args.end(), from_file->begin(), from_file->end());
+    }
+    for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+    std::vector<const char*> merged;
+    merged.reserve(args.size());
+    for (const std::string& a : args) merged.push_back(a.c_str());
+
     try {
-        app.parse(argc, argv);
+        app.parse(static_cast<int>(merged.size()), merged.data());
     } catch (const CLI::CallForHelp&) {
         return ExitRequest{0, app.help()};
     } catch (const CLI::CallForVersion&) {
