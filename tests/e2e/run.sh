@@ -6,7 +6,9 @@
 #   (c) sdk_tiers.mjs: the official SDK client, once per MCP tier;
 #   (d) sdk_approvals.mjs: ticket-then-recall of quarantine_device with the
 #       SDK client and a TOTP-verified reviewer;
-#   (e) browser/approvals.spec.mjs: the dashboard in headless Debian chromium.
+#   (e) browser/approvals.spec.mjs: the dashboard in headless Debian chromium;
+#   (f) scripts/run.sh on a fresh data dir, then run_sh_connect.mjs: the SDK
+#       client connects with exactly the connection lines run.sh printed.
 # Last line: "N passed, M failed" (scenarios + SDK and browser checks).
 # Exit status is non-zero on any failure.
 set -uo pipefail
@@ -192,6 +194,40 @@ run_counted d "$HERE/sdk_approvals.mjs"
 # --- (e) the dashboard in headless chromium ---------------------------------
 echo "== (e) browser: dashboard approvals (Playwright, Debian chromium)"
 run_counted e "$HERE/browser/approvals.spec.mjs"
+
+# --- (f) scripts/run.sh prints a connection that works as printed -----------
+echo "== (f) scripts/run.sh: the printed MCP connection lines work as printed"
+RUNSH_OUT="$WORK/run-sh.out"
+YUZU_BUILD_DIR="$(dirname "$BIN")" YUZU_DATA_DIR="$WORK/run-sh-data" \
+  YUZU_LISTEN=127.0.0.1:0 YUZU_AGENT_LISTEN=127.0.0.1:0 \
+  "$ROOT/scripts/run.sh" >"$RUNSH_OUT" 2>&1 &
+RUNSH_PID=$!
+PIDS+=("$RUNSH_PID")
+for _ in $(seq 600); do
+  grep -q 'Ctrl-C stops the agent and the server' "$RUNSH_OUT" && break
+  kill -0 "$RUNSH_PID" 2>/dev/null || break
+  sleep 0.2
+done
+if grep -q 'Ctrl-C stops the agent and the server' "$RUNSH_OUT"; then
+  run_counted f "$HERE/run_sh_connect.mjs" "$RUNSH_OUT"
+  token_mode="$(stat -c %a "$WORK/run-sh-data/mcp-readonly-token" 2>/dev/null)"
+  if [ "$token_mode" = "600" ]; then
+    echo "ok - run.sh keeps its MCP token file at mode 0600"; TOTAL_PASSED=$((TOTAL_PASSED + 1))
+  else
+    echo "not ok - run.sh's MCP token file mode is '$token_mode', not 600"; TOTAL_FAILED=$((TOTAL_FAILED + 1))
+  fi
+else
+  echo "not ok - scripts/run.sh did not come up"; tail -n 40 "$RUNSH_OUT" | sed 's/^/        /'
+  TOTAL_FAILED=$((TOTAL_FAILED + 1))
+fi
+kill -TERM "$RUNSH_PID" 2>/dev/null
+wait "$RUNSH_PID" 2>/dev/null
+if grep -q 'yuzu-server stopped cleanly' "$RUNSH_OUT"; then
+  echo "ok - run.sh stops the server cleanly on SIGTERM"; TOTAL_PASSED=$((TOTAL_PASSED + 1))
+else
+  echo "not ok - run.sh did not stop the server cleanly"; tail -n 20 "$RUNSH_OUT"
+  TOTAL_FAILED=$((TOTAL_FAILED + 1))
+fi
 
 echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
 [ "$TOTAL_FAILED" -eq 0 ]
