@@ -33,13 +33,20 @@ status=0
 (cd "$build_dir" && ctest --output-on-failure -j "$(nproc 2>/dev/null || echo 2)") || status=1
 
 # The scope-DSL parser under libFuzzer (clang) for a bounded time.
-yuzu_log "fuzzing the scope parser (${YUZU_FUZZ_SECONDS:-30} s)"
+yuzu_log "fuzzing the scope and config-file parsers (${YUZU_FUZZ_SECONDS:-30} s each)"
 "$YUZU_ROOT/scripts/fuzz.sh" "${YUZU_FUZZ_SECONDS:-30}" || status=1
 
 if [ -x "$YUZU_ROOT/tests/e2e/run.sh" ]; then
   yuzu_log "running end-to-end checks"
   YUZU_BUILD_DIR="$build_dir" "$YUZU_ROOT/tests/e2e/run.sh" || status=1
 fi
+
+# The deploy artefacts: systemd units (systemd-analyze verify, and a start
+# as the unit would), the compose file, cmake --install, the Prometheus
+# rules (promtool check/test) and their runbooks, the Grafana dashboard.
+yuzu_log "checking the deploy artefacts"
+YUZU_BUILD_DIR="$build_dir" "$YUZU_ROOT/tests/deploy/run.sh" || status=1
+"$YUZU_ROOT/tests/deploy/check_rules.sh" || status=1
 
 if [ "$status" -ne 0 ]; then
   yuzu_log "FAILED"

@@ -264,6 +264,8 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
     options.tls_key_file = config.tls_key_file;
     options.worker_threads = config.effective_worker_threads();
     options.max_request_body = config.max_request_body;
+    // An event stream stays open as long as its client listens.
+    options.long_poll_routes = {"/api/v1/events"};
     auto server = http::HttpServer::create(options, parts->metrics);
     if (!server.ok()) return server.status();
     parts->management = std::move(server).value();
