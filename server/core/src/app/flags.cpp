@@ -50,7 +50,7 @@ Result<std::vector<std::string>> config_file_arguments(const CLI::App& app, int 
             return Status::InvalidArgument(where + "unknown setting '" + e.key +
                                            "' (settings are the long flag names of --help)");
         }
-        const bool is_flag = opt->get_type_size_max() == 0;
+        const bool is_flag = opt->get_items_expected_max() == 0;  // takes no value
         const bool is_list = opt->get_items_expected_max() > 1;
         if (is_flag != (e.kind == ConfigEntry::Kind::kBoolean)) {
             return Status::InvalidArgument(
