@@ -106,7 +106,8 @@ cat >&2 <<MSG
       claude mcp add --transport http yuzu ${mcp_url} --header "Authorization: Bearer ${mcp_token}"
     Claude Desktop (claude_desktop_config.json, through mcp-remote):
       {"mcpServers": {"yuzu": {"command": "npx", "args": ["mcp-remote", "${mcp_url}", "--header", "Authorization:\${YUZU_AUTH}"], "env": {"YUZU_AUTH": "Bearer ${mcp_token}"}}}}
-    Higher tiers (operator, supervised) and approvals: docs/user-manual/mcp.md
+    Higher tiers (operator, supervised): docs/user-manual/mcp.md; an approval needs a second
+               person with TOTP: its section "Approvals need two people"
     Ctrl-C stops the agent and the server.
 MSG
 wait "$server_pid"

@@ -46,8 +46,8 @@ TEST(AdminCli, ADataDirTheServerNeverStartedInIsRefusedWithoutCreatingAnything) 
 TEST(AdminCli, AnMcpTokenFromTheCliWorksAtOnceAndIsAudited) {
     FleetFixture f;
     std::string out;
-    ASSERT_EQ(yuzu_server({"token", "create", "--data-dir", f.server->data_dir(), "--user",
-                           "admin", "--tier", "readonly", "--expires", "7d", "--name", "cli"},
+    ASSERT_EQ(yuzu_server({"token", "create", "--data-dir", f.server->data_dir(), "--user", "admin",
+                           "--tier", "readonly", "--expires", "7d", "--name", "cli"},
                           &out),
               0)
         << out;
@@ -76,9 +76,9 @@ TEST(AdminCli, TokenRefusalsExitTwoAndNameTheProblem) {
     FleetFixture f;
     const std::string dir = f.server->data_dir();
     std::string out;
-    EXPECT_EQ(yuzu_server({"token", "create", "--data-dir", dir, "--tier", "readonly", "--expires",
-                           "120d"},
-                          &out),
+    EXPECT_EQ(yuzu_server(
+                  {"token", "create", "--data-dir", dir, "--tier", "readonly", "--expires", "120d"},
+                  &out),
               2);
     EXPECT_NE(out.find("90"), std::string::npos) << out;
     EXPECT_EQ(yuzu_server({"token", "create", "--data-dir", dir, "--tier", "root"}, &out), 2);
@@ -106,16 +106,16 @@ TEST(AdminCli, AUserAddedFromAPasswordFileCanLogInAndADuplicateIsRefused) {
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 200) << res->body;
 
-    EXPECT_EQ(yuzu_server({"user", "add", "--data-dir", dir, "--username", "bob",
-                           "--password-file", password_file},
+    EXPECT_EQ(yuzu_server({"user", "add", "--data-dir", dir, "--username", "bob", "--password-file",
+                           password_file},
                           &out),
               2)
         << out;
     // The password may come from the environment; an unknown role is refused.
-    EXPECT_EQ(yuzu_server({"user", "add", "--data-dir", dir, "--username", "carol", "--role",
-                           "Wizard"},
-                          &out, {{"YUZU_USER_PASSWORD", "carol-has-a-long-password"}}),
-              2)
+    EXPECT_EQ(
+        yuzu_server({"user", "add", "--data-dir", dir, "--username", "carol", "--role", "Wizard"},
+                    &out, {{"YUZU_USER_PASSWORD", "carol-has-a-long-password"}}),
+        2)
         << out;
     EXPECT_EQ(yuzu_server({"user", "add", "--data-dir", dir, "--username", "carol"}, &out), 2);
     EXPECT_NE(out.find("--password-file"), std::string::npos) << out;

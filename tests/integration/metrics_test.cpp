@@ -106,14 +106,15 @@ TEST(Metrics, GaugesAndCountersFollowTheLiveFleetAndMcpCalls) {
     EXPECT_GE(sample(text, R"(yuzu_mcp_tool_calls_total{outcome="success",tool="list_agents"})"),
               1);
     EXPECT_EQ(
-        sample(text, R"(yuzu_mcp_tool_calls_total{outcome="denied",tool="quarantine_device"})"),
-        1);
+        sample(text, R"(yuzu_mcp_tool_calls_total{outcome="denied",tool="quarantine_device"})"), 1);
     EXPECT_GT(sample(text, "yuzu_audit_write_duration_seconds_count"), audit_writes);
     EXPECT_EQ(sample(text, "yuzu_audit_write_failures_total"), 0);
     EXPECT_EQ(sample(text, R"(yuzu_store_busy_timeouts_total{db="audit.db"})"), 0) << text;
     // Held long-polls are timed apart from ordinary requests.
-    EXPECT_EQ(text.find(R"(yuzu_http_request_duration_seconds_count{listener="agent",method="GET",route="/agent/v1/commands"})"),
-              std::string::npos);
+    EXPECT_EQ(
+        text.find(
+            R"(yuzu_http_request_duration_seconds_count{listener="agent",method="GET",route="/agent/v1/commands"})"),
+        std::string::npos);
 }
 
 }  // namespace

@@ -5,11 +5,10 @@
 
 #include <fstream>
 #include <string>
-#include <vector>
 #include <variant>
+#include <vector>
 
 #include "support/temp_dir.hpp"
-
 
 namespace yuzu::app {
 namespace {
@@ -197,8 +196,8 @@ TEST(Flags, TheTopLevelHelpListsTheSubCommands) {
     auto parsed = parse({"--help"});
     ASSERT_TRUE(std::holds_alternative<ExitRequest>(parsed));
     const std::string& help = std::get<ExitRequest>(parsed).output;
-    for (const char* s : {"--config", "YUZU_CONFIG", "enroll-token create", "token create",
-                          "user add"}) {
+    for (const char* s :
+         {"--config", "YUZU_CONFIG", "enroll-token create", "token create", "user add"}) {
         EXPECT_NE(help.find(s), std::string::npos) << s;
     }
 }

@@ -61,10 +61,9 @@ TEST(ProcessMetrics, EveryFamilyIsExportedWithAValueAtScrape) {
     Registry registry;
     register_process_metrics(registry);
     const std::string text = registry.Serialize();
-    for (const char* name :
-         {"process_cpu_seconds_total", "process_resident_memory_bytes",
-          "process_virtual_memory_bytes", "process_open_fds", "process_max_fds",
-          "process_start_time_seconds", "process_threads"}) {
+    for (const char* name : {"process_cpu_seconds_total", "process_resident_memory_bytes",
+                             "process_virtual_memory_bytes", "process_open_fds", "process_max_fds",
+                             "process_start_time_seconds", "process_threads"}) {
         EXPECT_NE(text.find(std::string("# TYPE ") + name), std::string::npos) << name;
         EXPECT_NE(text.find(std::string("\n") + name + " "), std::string::npos) << name;
     }

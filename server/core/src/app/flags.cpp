@@ -53,9 +53,9 @@ Result<std::vector<std::string>> config_file_arguments(const CLI::App& app, int 
         const bool is_flag = opt->get_items_expected_max() == 0;  // takes no value
         const bool is_list = opt->get_items_expected_max() > 1;
         if (is_flag != (e.kind == ConfigEntry::Kind::kBoolean)) {
-            return Status::InvalidArgument(
-                where + "'" + e.key + "' takes " + (is_flag ? "true or false" : "a value") +
-                ", not a " + std::string(config_kind_name(e.kind)));
+            return Status::InvalidArgument(where + "'" + e.key + "' takes " +
+                                           (is_flag ? "true or false" : "a value") + ", not a " +
+                                           std::string(config_kind_name(e.kind)));
         }
         if (e.kind == ConfigEntry::Kind::kArray && !is_list) {
             return Status::InvalidArgument(where + "'" + e.key + "' takes one value, not an array");

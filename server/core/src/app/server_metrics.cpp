@@ -24,13 +24,15 @@ void catch_up(metrics::Counter& counter, uint64_t total) {
 void register_store_metrics(metrics::Registry& registry) {
     auto* retries = &metrics::BuildCounter()
                          .Name("yuzu_store_busy_retries_total")
-                         .Help("Times a SQLite statement found its database locked and waited "
-                               "to retry, by database file.")
+                         .Help(
+                             "Times a SQLite statement found its database locked and waited "
+                             "to retry, by database file.")
                          .Register(registry);
     auto* timeouts = &metrics::BuildCounter()
                           .Name("yuzu_store_busy_timeouts_total")
-                          .Help("SQLite statements that gave up with SQLITE_BUSY after the busy "
-                                "timeout, by database file.")
+                          .Help(
+                              "SQLite statements that gave up with SQLITE_BUSY after the busy "
+                              "timeout, by database file.")
                           .Register(registry);
     registry.AddCollector([retries, timeouts] {
         for (const store::BusyCounts& c : store::busy_counts()) {
@@ -43,8 +45,9 @@ void register_store_metrics(metrics::Registry& registry) {
 void register_fleet_metrics(metrics::Registry& registry, fleet::Fleet& fleet) {
     auto& agents = metrics::BuildGauge()
                        .Name("yuzu_agents")
-                       .Help("Enrolled agents by state (online: contact within the offline "
-                             "timeout).")
+                       .Help(
+                           "Enrolled agents by state (online: contact within the offline "
+                           "timeout).")
                        .Register(registry);
     auto* online = &agents.Add({{"state", "online"}});
     auto* offline = &agents.Add({{"state", "offline"}});
@@ -65,8 +68,9 @@ void register_fleet_metrics(metrics::Registry& registry, fleet::Fleet& fleet) {
 void register_execution_metrics(metrics::Registry& registry, execution::Executions& executions) {
     auto* in_flight = &metrics::BuildGauge()
                            .Name("yuzu_executions_in_flight")
-                           .Help("Executions dispatched and not yet settled (every agent "
-                                 "answered or timed out).")
+                           .Help(
+                               "Executions dispatched and not yet settled (every agent "
+                               "answered or timed out).")
                            .Register(registry)
                            .Add({});
     registry.AddCollector([&executions, in_flight] {

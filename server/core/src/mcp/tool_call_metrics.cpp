@@ -43,8 +43,8 @@ ToolCallMetrics::ToolCallMetrics(const ToolCatalogue& tools, metrics::Registry& 
     for (const ToolSpec& spec : tools.tools()) {
         auto& row = counters_[spec.name];
         for (size_t i = 0; i < kToolCallOutcomes.size(); ++i) {
-            row[i] = &calls_.Add(
-                {{"tool", spec.name}, {"outcome", std::string(kToolCallOutcomes[i])}});
+            row[i] =
+                &calls_.Add({{"tool", spec.name}, {"outcome", std::string(kToolCallOutcomes[i])}});
         }
     }
 }
@@ -59,8 +59,7 @@ void ToolCallMetrics::observe(const std::string& tool, std::string_view outcome,
     const size_t i = outcome_index(outcome);
     it->second[i]->Increment();
     seconds_
-        .Add({{"tool", tool}, {"outcome", std::string(kToolCallOutcomes[i])}},
-             tool_call_buckets())
+        .Add({{"tool", tool}, {"outcome", std::string(kToolCallOutcomes[i])}}, tool_call_buckets())
         .Observe(seconds);
 }
 

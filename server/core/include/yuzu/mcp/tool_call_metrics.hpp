@@ -27,8 +27,8 @@ namespace yuzu::mcp {
 
 class ToolCatalogue;
 
-inline constexpr std::array<std::string_view, 5> kToolCallOutcomes = {
-    "success", "failure", "denied", "error", "pending"};
+inline constexpr std::array<std::string_view, 5> kToolCallOutcomes = {"success", "failure",
+                                                                      "denied", "error", "pending"};
 
 class ToolCallMetrics {
   public:
