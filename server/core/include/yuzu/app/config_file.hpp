@@ -60,7 +60,7 @@
 
 namespace yuzu::app {
 
-inline constexpr size_t kMaxConfigFileBytes = 64 * 1024;
+inline constexpr size_t kMaxConfigFileBytes = size_t{64} * 1024;
 inline constexpr size_t kMaxConfigLineBytes = 4096;
 inline constexpr size_t kMaxConfigEntries = 256;
 inline constexpr size_t kMaxConfigArrayElements = 64;
