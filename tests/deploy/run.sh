@@ -398,6 +398,15 @@ if docker compose version >/dev/null 2>&1; then
     not_ok "docker compose config -q rejects deploy/compose/compose.yaml"
     printf '%s\n' "$out" | detail
   fi
+elif command -v docker-compose >/dev/null 2>&1; then
+  # Debian's docker-compose (1.29) validates against the Compose schema
+  # without a daemon.
+  if out="$(cd "$ROOT" && docker-compose -f "$compose" config -q 2>&1)"; then
+    ok "docker-compose config -q (the Compose schema) accepts deploy/compose/compose.yaml"
+  else
+    not_ok "docker-compose config -q rejects deploy/compose/compose.yaml"
+    printf '%s\n' "$out" | detail
+  fi
 else
   skip "docker compose config: no compose plugin (docker compose version fails); structural check below"
 fi
