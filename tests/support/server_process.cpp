@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -27,9 +28,14 @@ ServerProcess::ServerProcess(Options options) {
     } else {
         data_dir_ = options.data_dir;
     }
-    std::vector<std::string> argv = {
-        bin_path("yuzu-server"), "--listen",   "127.0.0.1:0", "--agent-listen",
-        "127.0.0.1:0",           "--data-dir", data_dir_};
+    // Ephemeral loopback ports unless the test chose its own addresses.
+    auto given = [&options](const std::string& flag) {
+        return std::find(options.args.begin(), options.args.end(), flag) != options.args.end();
+    };
+    std::vector<std::string> argv = {bin_path("yuzu-server"), "--data-dir", data_dir_};
+    for (const char* flag : {"--listen", "--agent-listen"}) {
+        if (!given(flag)) argv.insert(argv.end(), {flag, "127.0.0.1:0"});
+    }
     argv.insert(argv.end(), options.args.begin(), options.args.end());
     std::filesystem::create_directories(std::filesystem::path(data_dir_).parent_path());
     pid_ = spawn_process(argv, options.env, data_dir_ + ".log");

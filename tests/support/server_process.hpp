@@ -1,7 +1,7 @@
 // ServerProcess: runs the real yuzu-server binary as a child on ephemeral
-// loopback ports (--listen and --agent-listen 127.0.0.1:0), waits until it
-// serves, and kills it when the test ends. stdout/stderr go to
-// <data dir>.log.
+// loopback ports (--listen and --agent-listen 127.0.0.1:0, unless the test
+// passes its own), waits until it serves, and kills it when the test ends.
+// stdout/stderr go to <data dir>.log.
 #pragma once
 
 #include <sys/types.h>
