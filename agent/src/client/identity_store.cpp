@@ -8,6 +8,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "yuzu/common/json_parse.hpp"
+
 namespace yuzu::agent {
 namespace {
 
@@ -96,7 +98,7 @@ Result<IdentityRecord> load_identity(const fs::path& identity_dir) {
         text.append(buf, static_cast<size_t>(n));
     }
     ::close(fd);
-    const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const auto j = yuzu::parse_json_or_discarded(text);
     if (!j.is_object()) return Status::InvalidArgument(path.string() + " is not a JSON object");
     IdentityRecord record;
     record.server_url = string_field(j, "server_url");

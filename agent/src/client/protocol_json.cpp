@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "yuzu/common/json_parse.hpp"
+
 namespace yuzu::agent {
 namespace {
 
@@ -20,7 +22,7 @@ std::string dump(const json& j) {
 }
 
 json parse_object(const std::string& body) {
-    json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    json j = yuzu::parse_json_or_discarded(body);
     return j.is_object() ? j : json();
 }
 
@@ -152,7 +154,7 @@ std::string result_body(const std::string& command_id, const std::string& status
                         const std::string& output_json, const std::string& error,
                         int64_t duration_ms) {
     json body = {{"command_id", command_id}, {"status", status}, {"duration_ms", duration_ms}};
-    json output = json::parse(output_json, nullptr, /*allow_exceptions=*/false);
+    json output = yuzu::parse_json_or_discarded(output_json);
     body["output"] = output.is_discarded() ? json() : std::move(output);
     if (status != "success") body["error"] = error;
     return dump(body);

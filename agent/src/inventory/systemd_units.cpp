@@ -5,11 +5,12 @@
 #include "inventory/text_files.hpp"
 #include "yuzu/agent/inventory.hpp"
 #include "yuzu/agent/subprocess.hpp"
+#include "yuzu/common/json_parse.hpp"
 
 namespace yuzu::agent {
 
 Result<nlohmann::json> parse_systemctl_json(std::string_view text) {
-    const auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const auto parsed = yuzu::parse_json_or_discarded(text);
     if (!parsed.is_array()) return Status::InvalidArgument("systemctl did not print a JSON array");
     nlohmann::json units = nlohmann::json::array();
     for (const auto& row : parsed) {

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "yuzu/common/json_parse.hpp"
+
 namespace yuzu::agent::plugins {
 namespace {
 
@@ -31,7 +33,7 @@ Result<Params> Params::parse(const std::string& params_json,
                              std::initializer_list<std::string_view> allowed) {
     std::string text = params_json;
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) text = "{}";
-    auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    auto parsed = yuzu::parse_json_or_discarded(text);
     if (parsed.is_discarded()) return Status::InvalidArgument("params are not valid JSON");
     if (parsed.is_null()) parsed = nlohmann::json::object();
     if (!parsed.is_object()) return Status::InvalidArgument("params must be a JSON object");

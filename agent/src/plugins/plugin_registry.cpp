@@ -12,6 +12,7 @@
 
 #include "plugins/builtin_plugins.hpp"
 #include "yuzu/agent/plugin.hpp"
+#include "yuzu/common/json_parse.hpp"
 
 namespace yuzu::agent {
 namespace {
@@ -134,7 +135,7 @@ PluginOutcome PluginRegistry::run(const std::string& plugin, const std::string& 
     }
     std::string params = params_json;
     if (params.find_first_not_of(" \t\r\n") == std::string::npos) params = "{}";
-    const auto parsed = nlohmann::json::parse(params, nullptr, /*allow_exceptions=*/false);
+    const auto parsed = yuzu::parse_json_or_discarded(params);
     if (parsed.is_discarded()) return failure("params_json is not valid JSON");
     if (parsed.is_null()) {
         params = "{}";

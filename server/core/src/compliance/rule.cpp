@@ -3,6 +3,8 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "yuzu/common/json_parse.hpp"
+
 namespace yuzu::compliance {
 namespace {
 
@@ -287,7 +289,7 @@ Result<Rule> parse_rule(const json& j) {
 }
 
 Result<Rule> parse_rule_text(std::string_view text) {
-    auto j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    auto j = parse_json_or_discarded(text);
     if (j.is_discarded()) return refuse("rule", "is not valid JSON");
     return parse_rule(j);
 }

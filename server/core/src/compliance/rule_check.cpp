@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "yuzu/common/json_parse.hpp"
+
 namespace yuzu::compliance {
 namespace {
 
@@ -260,7 +262,7 @@ CheckOutcome check_inventory(const Rule& rule, const fleet::InventoryItem* item,
                                                   human_duration_ms(age) + " old (limit " +
                                                   human_duration_ms(stale_after_ms) + ")");
     }
-    auto data = json::parse(item->data_json, nullptr, /*allow_exceptions=*/false);
+    auto data = parse_json_or_discarded(item->data_json);
     if (data.is_discarded()) {
         return outcome(CheckStatus::kUnknown, rule.source + " data is not valid JSON");
     }

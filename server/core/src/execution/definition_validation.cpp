@@ -6,6 +6,7 @@
 
 #include "execution/identifiers.hpp"
 #include "execution/json_text.hpp"
+#include "yuzu/common/json_parse.hpp"
 #include "yuzu/execution/execution_tracker.hpp"
 
 namespace yuzu::execution {
@@ -36,7 +37,7 @@ Result<std::string> check_parameter_schema(const std::string& text) {
     if (text.size() > kParameterSchemaMaxBytes) {
         return Status::InvalidArgument("parameter_schema is larger than 64 KiB");
     }
-    json schema = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    json schema = parse_json_or_discarded(text);
     if (schema.is_discarded() || !schema.is_object()) {
         return Status::InvalidArgument("parameter_schema must be a JSON object (a JSON Schema)");
     }
@@ -73,7 +74,7 @@ Result<std::string> check_parameter_schema(const std::string& text) {
 }
 
 Result<std::string> check_result_columns(const std::string& text) {
-    json columns = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    json columns = parse_json_or_discarded(text);
     if (columns.is_discarded() || !columns.is_array()) {
         return Status::InvalidArgument("result_columns must be a JSON array");
     }

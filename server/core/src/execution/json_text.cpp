@@ -1,5 +1,6 @@
 #include "execution/json_text.hpp"
 
+#include "yuzu/common/json_parse.hpp"
 #include "yuzu/execution/execution_tracker.hpp"
 
 namespace yuzu::execution {
@@ -64,9 +65,13 @@ std::string dump_json(const nlohmann::json& value) {
 
 Result<std::string> canonical_params(std::string_view text, std::string_view what) {
     const std::string name(what);
-    nlohmann::json params =
-        nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-    if (params.is_discarded()) return Status::InvalidArgument(name + " must be valid JSON");
+    auto parsed = parse_json(text);
+    if (!parsed.ok()) {
+        return Status::InvalidArgument(is_json_too_deep(parsed.status())
+                                           ? name + ": " + parsed.status().message()
+                                           : name + " must be valid JSON");
+    }
+    nlohmann::json params = std::move(parsed).value();
     if (!params.is_object()) return Status::InvalidArgument(name + " must be a JSON object");
     if (params.size() > kMaxParams) {
         return Status::InvalidArgument(name + " has " + std::to_string(params.size()) +
@@ -88,19 +93,19 @@ Result<std::string> canonical_params(std::string_view text, std::string_view wha
 
 std::string canonical_output(std::string_view text, std::string& error) {
     if (text.empty()) return "null";
-    nlohmann::json output =
-        nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-    if (output.is_discarded()) {
+    auto output = parse_json(text);
+    if (!output.ok()) {
         if (!error.empty()) error += "; ";
-        error += "the agent's output was not valid JSON and was discarded";
+        error += is_json_too_deep(output.status())
+                     ? "the agent's output was discarded: " + output.status().message()
+                     : std::string("the agent's output was not valid JSON and was discarded");
         return "null";
     }
-    return dump_json(output);
+    return dump_json(*output);
 }
 
 nlohmann::json parse_stored(std::string_view text) {
-    nlohmann::json value =
-        nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    nlohmann::json value = parse_json_or_discarded(text);
     return value.is_discarded() ? nlohmann::json() : value;
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "yuzu/audit/audit_log.hpp"
+#include "yuzu/common/json_parse.hpp"
 #include "yuzu/fleet/agent_registry.hpp"
 #include "yuzu/fleet/command_queue.hpp"
 #include "yuzu/fleet/enrollment.hpp"
@@ -63,12 +64,17 @@ void write_status(httplib::Response& res, const Status& s) {
 }
 
 std::optional<json> parse_object(const httplib::Request& req, httplib::Response& res) {
-    json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
-    if (body.is_discarded() || !body.is_object()) {
+    auto body = parse_json(req.body);
+    if (!body.ok()) {
+        http::write_error(res, 400,
+                          "request body must be a JSON object: " + body.status().message());
+        return std::nullopt;
+    }
+    if (!body->is_object()) {
         http::write_error(res, 400, "request body must be a JSON object");
         return std::nullopt;
     }
-    return body;
+    return std::move(body).value();
 }
 
 // Reads an optional string field; a present field of another type is an error.
@@ -266,7 +272,7 @@ class AgentPlane {
 
         json list = json::array();
         for (const auto& c : queued) {
-            json params = json::parse(c.params_json, nullptr, false);
+            json params = parse_json_or_discarded(c.params_json);
             if (params.is_discarded()) params = json::object();
             list.push_back({{"command_id", c.command_id},
                             {"execution_id", c.execution_id},

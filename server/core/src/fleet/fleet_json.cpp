@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "yuzu/common/json_parse.hpp"
+
 namespace yuzu::fleet {
 namespace {
 
@@ -54,7 +56,7 @@ nlohmann::json to_json(const EnrollmentToken& t) {
 }
 
 nlohmann::json to_json(const InventoryItem& item) {
-    nlohmann::json data = nlohmann::json::parse(item.data_json, nullptr, false);
+    nlohmann::json data = parse_json_or_discarded(item.data_json);
     if (data.is_discarded()) data = nullptr;
     nlohmann::json out = {{"agent_id", item.agent_id},
                           {"source", item.source},

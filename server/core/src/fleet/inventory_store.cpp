@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "fleet/field_rules.hpp"
+#include "yuzu/common/json_parse.hpp"
 #include "yuzu/store/database.hpp"
 
 namespace yuzu::fleet {
@@ -95,8 +96,7 @@ Result<CheckedItem> check_item(const std::string& agent_id, const InventoryItem&
                                        " bytes; the cap per source is " +
                                        std::to_string(kMaxInventorySourceBytes) + " bytes");
     }
-    auto parsed = nlohmann::json::parse(item.data_json, nullptr,
-                                        /*allow_exceptions=*/false);
+    auto parsed = parse_json_or_discarded(item.data_json);
     if (parsed.is_discarded()) return Status::InvalidArgument(label + ": data is not valid JSON");
     if (item.source == kPackagesSource) {
         packages = parsed.is_array() ? packages_of(parsed) : std::vector<Package>{};

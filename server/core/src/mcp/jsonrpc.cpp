@@ -1,12 +1,14 @@
 #include "yuzu/mcp/jsonrpc.hpp"
 
+#include "yuzu/common/json_parse.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 
 namespace yuzu::mcp {
 
 std::variant<RpcMessage, RpcError> parse_message(const std::string& body) {
-    nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return RpcError{kParseError, "Parse error: body is not valid JSON", {}};
+    auto parsed = parse_json(body);
+    if (!parsed.ok()) return RpcError{kParseError, "Parse error: " + parsed.status().message(), {}};
+    nlohmann::json j = std::move(parsed).value();
     if (!j.is_object()) {
         return RpcError{kInvalidRequest,
                         "Invalid Request: expected one JSON-RPC 2.0 object (batches are not "

@@ -2,13 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "yuzu/common/json_parse.hpp"
 #include "yuzu/mcp/json_schema.hpp"
 
 namespace yuzu::mcp {
 namespace {
 
 Result<JsonSchema> compile_text(const std::string& schema_json) {
-    nlohmann::json schema = nlohmann::json::parse(schema_json, nullptr, false);
+    nlohmann::json schema = parse_json_or_discarded(schema_json);
     if (schema.is_discarded()) {
         return Status::InvalidArgument("parameter_schema is not valid JSON");
     }

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "yuzu/common/json_parse.hpp"
+
 namespace yuzu::web {
 
 std::string html_escape(std::string_view text) {
@@ -52,7 +54,7 @@ std::string format_age(int64_t age_ms) {
 }
 
 std::string pretty_json(std::string_view text) {
-    auto parsed = nlohmann::json::parse(text, nullptr, false);
+    auto parsed = parse_json_or_discarded(text);
     if (parsed.is_discarded()) return std::string(text);
     // Keep UTF-8 as it is; a stray invalid byte becomes U+FFFD, never a throw.
     return parsed.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -2,6 +2,7 @@
 
 #include "dashboard_routes.hpp"
 #include "route_registry.hpp"
+#include "yuzu/common/json_parse.hpp"
 #include "yuzu/http/server.hpp"
 #include "yuzu/web/web_context.hpp"
 
@@ -29,12 +30,17 @@ void register_rest_routes(http::HttpServer& server, const WebContext& ctx) {
 
 std::optional<nlohmann::json> parse_json_body(const httplib::Request& req, httplib::Response& res) {
     if (req.body.empty()) return nlohmann::json::object();
-    auto body = nlohmann::json::parse(req.body, nullptr, false);
-    if (body.is_discarded() || !body.is_object()) {
+    auto body = parse_json(req.body);
+    if (!body.ok()) {
+        http::write_error(res, 400,
+                          "the request body must be a JSON object: " + body.status().message());
+        return std::nullopt;
+    }
+    if (!body->is_object()) {
         http::write_error(res, 400, "the request body must be a JSON object");
         return std::nullopt;
     }
-    return body;
+    return std::move(body).value();
 }
 
 bool read_string(const nlohmann::json& body, const char* key, std::string& out, bool required,

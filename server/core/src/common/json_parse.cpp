@@ -1,0 +1,51 @@
+#include "yuzu/common/json_parse.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace yuzu {
+namespace {
+
+// Thrown by the parser callback to stop at the first level too deep; caught
+// below, never leaves this file.
+struct TooDeep {};
+
+constexpr char kTooDeepPrefix[] = "JSON is nested deeper than ";
+
+}  // namespace
+
+bool is_json_too_deep(const Status& s) {
+    return s.code() == StatusCode::kInvalidArgument && s.message().rfind(kTooDeepPrefix, 0) == 0;
+}
+
+Result<nlohmann::json> parse_json(std::string_view text, int max_depth) {
+    using nlohmann::json;
+    // The callback sees each value's depth as it is parsed; the parser and
+    // the document it builds are iterative, so only the callback's limit
+    // decides how deep a document may go.
+    const json::parser_callback_t limit = [max_depth](int depth, json::parse_event_t event, json&) {
+        if ((event == json::parse_event_t::object_start ||
+             event == json::parse_event_t::array_start) &&
+            depth >= max_depth) {
+            throw TooDeep{};
+        }
+        return true;
+    };
+    try {
+        return json::parse(text.begin(), text.end(), limit, /*allow_exceptions=*/true);
+    } catch (const TooDeep&) {
+        return Status::InvalidArgument(kTooDeepPrefix + std::to_string(max_depth) + " levels");
+    } catch (const json::parse_error& e) {
+        return Status::InvalidArgument("malformed JSON at byte " + std::to_string(e.byte));
+    } catch (const std::exception& e) {
+        return Status::InvalidArgument(std::string("malformed JSON: ") + e.what());
+    }
+}
+
+nlohmann::json parse_json_or_discarded(std::string_view text, int max_depth) {
+    auto parsed = parse_json(text, max_depth);
+    if (!parsed.ok()) return nlohmann::json(nlohmann::json::value_t::discarded);
+    return std::move(parsed).value();
+}
+
+}  // namespace yuzu
