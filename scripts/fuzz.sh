@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
-# Fuzzes the scope DSL parser and the config file parser with libFuzzer
-# (+ ASan + UBSan).
+# Fuzzes the scope DSL parser, the config file parser and the MCP JSON-RPC
+# envelope (bounded JSON parse + envelope checks) with libFuzzer (+ ASan +
+# UBSan).
 #
 #   scripts/fuzz.sh [SECONDS]     run each target for SECONDS (default 20)
 #
-# Builds fuzz/scope_parser_fuzz.cpp and fuzz/config_file_fuzz.cpp with
-# clang++ into build-fuzz/, copies each seed corpus fuzz/corpus/<name>/ to
-# build-fuzz/corpus/<name>/ (new inputs the fuzzer finds stay there, the
-# seeds are never modified) and runs the scope target, then the config one.
-# Exit status: 0 when no crash was found, non-zero on a crash in either
-# target (the reproducer is written to build-fuzz/crash-* for scope,
-# build-fuzz/config-crash-* for config), 2 on a bad argument, 3 when
-# clang++ is missing.
+# Builds fuzz/scope_parser_fuzz.cpp, fuzz/config_file_fuzz.cpp and
+# fuzz/jsonrpc_envelope_fuzz.cpp with clang++ into build-fuzz/, copies each
+# seed corpus fuzz/corpus/<name>/ to build-fuzz/corpus/<name>/ (new inputs
+# the fuzzer finds stay there, the seeds are never modified) and runs the
+# targets one after the other.
+# Exit status: 0 when no crash was found, non-zero on a crash in any target
+# (the reproducer is written to build-fuzz/crash-* for scope,
+# build-fuzz/config-crash-* for config, build-fuzz/jsonrpc-crash-* for the
+# envelope), 2 on a bad argument, 3 when clang++ is missing.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-20}"
 case "$seconds" in
-  -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
   ''|*[!0-9]*) echo "scripts/fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;;
 esac
 
@@ -56,6 +58,8 @@ build scope_parser_fuzz fuzz/scope_parser_fuzz.cpp server/core/src/scope/*.cpp \
   server/core/src/common/status.cpp
 build config_file_fuzz fuzz/config_file_fuzz.cpp server/core/src/app/config_file.cpp \
   server/core/src/common/status.cpp
+build jsonrpc_envelope_fuzz fuzz/jsonrpc_envelope_fuzz.cpp server/core/src/mcp/jsonrpc.cpp \
+  server/core/src/common/json_parse.cpp server/core/src/common/status.cpp
 
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # -max_len covers each parser's line limit (4096 bytes) plus a little, so the
@@ -65,7 +69,12 @@ scope_status=0
 fuzz scope_parser_fuzz scope "$out/" 4200 || scope_status=$?
 config_status=0
 fuzz config_file_fuzz config "$out/config-" 8192 || config_status=$?
+# Bodies a little past 64 levels of nesting and long strings both fit.
+jsonrpc_status=0
+fuzz jsonrpc_envelope_fuzz jsonrpc "$out/jsonrpc-" 4096 || jsonrpc_status=$?
 
-echo "==> scope parser: exit $scope_status; config file: exit $config_status" >&2
+echo "==> scope parser: exit $scope_status; config file: exit $config_status;" \
+  "JSON-RPC envelope: exit $jsonrpc_status" >&2
 if [ "$scope_status" -ne 0 ]; then exit "$scope_status"; fi
-exit "$config_status"
+if [ "$config_status" -ne 0 ]; then exit "$config_status"; fi
+exit "$jsonrpc_status"

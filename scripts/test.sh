@@ -33,7 +33,7 @@ status=0
 (cd "$build_dir" && ctest --output-on-failure -j "$(nproc 2>/dev/null || echo 2)") || status=1
 
 # The scope-DSL parser under libFuzzer (clang) for a bounded time.
-yuzu_log "fuzzing the scope and config-file parsers (${YUZU_FUZZ_SECONDS:-30} s each)"
+yuzu_log "fuzzing the scope and config-file parsers and the JSON-RPC envelope (${YUZU_FUZZ_SECONDS:-30} s each)"
 "$YUZU_ROOT/scripts/fuzz.sh" "${YUZU_FUZZ_SECONDS:-30}" || status=1
 
 if [ -x "$YUZU_ROOT/tests/e2e/run.sh" ]; then
