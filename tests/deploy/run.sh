@@ -500,6 +500,9 @@ needed_packages=""
 for exe in yuzu-server yuzu-agent; do
   [ -x "$BIN/$exe" ] || continue
   while read -r lib; do
+    # A sanitizer build links the sanitizer runtimes; the image builds
+    # without sanitizers, so they are not the runtime stage's business.
+    case "$lib" in libasan.so* | libubsan.so* | libtsan.so* | liblsan.so*) continue ;; esac
     path="$(ldd "$BIN/$exe" | awk -v l="$lib" '$1 == l { print $3 }')"
     [ -n "$path" ] || continue
     # dpkg knows a file by the path its package ships, which on merged-/usr
