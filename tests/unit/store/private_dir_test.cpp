@@ -51,15 +51,26 @@ TEST(EnsurePrivateDir, CreatesMissingParentsAndAcceptsATrailingSlash) {
     EXPECT_EQ(mode_of(data), 0700);
 }
 
-TEST(EnsurePrivateDir, AcceptsAnExistingDirectoryAsItIs) {
+TEST(EnsurePrivateDir, AcceptsAPrivateExistingDirectoryAsItIs) {
     TempDir dir;
     const auto data = dir / "data";
     std::filesystem::create_directory(data);
-    ::chmod(data.c_str(), 0750);
+    ::chmod(data.c_str(), 0700);
     Status s = ensure_private_dir(data.string());
     EXPECT_TRUE(s.ok()) << s.to_string();
-    EXPECT_EQ(mode_of(data), 0750);  // the operator's choice is kept (a warning is logged)
-    EXPECT_TRUE(ensure_private_dir(data.string()).ok());
+    EXPECT_EQ(mode_of(data), 0700);
+}
+
+TEST(EnsurePrivateDir, AnExistingDirectoryOpenToOthersIsMadePrivate) {
+    for (const mode_t loose : {0755, 0750, 0701, 0777}) {
+        TempDir dir;
+        const auto data = dir / "data";
+        std::filesystem::create_directory(data);
+        ::chmod(data.c_str(), loose);
+        Status s = ensure_private_dir(data.string());
+        EXPECT_TRUE(s.ok()) << s.to_string();
+        EXPECT_EQ(mode_of(data), 0700) << std::oct << loose;
+    }
 }
 
 TEST(EnsurePrivateDir, AFileInTheWayFailsWithThePath) {

@@ -1,6 +1,7 @@
 // yuzu-server entry point: parse flags, build the app, serve until a
 // shutdown signal, then drain and exit 0.
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <variant>
@@ -14,6 +15,9 @@
 
 int main(int argc, char** argv) {
     using namespace yuzu::app;
+    // Every file the server creates (stores, keys, listen.json) is its own
+    // alone: 0600 files, 0700 directories, whatever the caller's umask.
+    ::umask(077);
     if (is_enroll_token_command(argc, argv)) {
         auto parsed = parse_enroll_token_flags(argc, argv);
         if (auto* exit_request = std::get_if<ExitRequest>(&parsed)) {

@@ -228,11 +228,15 @@ class AgentPlane {
             InventoryItem item;
             item.agent_id = *agent;
             item.source = name;
-            item.status = source.value("status", "");
-            item.reason = source.contains("reason") && source["reason"].is_string()
-                              ? source["reason"].get<std::string>()
-                              : "";
-            item.data_json = source.contains("data") ? source["data"].dump() : "null";
+            if (!read_string(source, "status", item.status, res) ||
+                !read_string(source, "reason", item.reason, res)) {
+                return;
+            }
+            // Bytes that are not UTF-8 become U+FFFD instead of a throw.
+            item.data_json =
+                source.contains("data")
+                    ? source["data"].dump(-1, ' ', false, json::error_handler_t::replace)
+                    : "null";
             item.collected_at_ms = collected_at;
             item.received_at_ms = now;
             items.push_back(std::move(item));

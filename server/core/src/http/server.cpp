@@ -75,6 +75,9 @@ std::string correlation_id_of(const httplib::Response& res) {
 
 void write_json(httplib::Response& res, int http_status, const std::string& body) {
     res.status = http_status;
+    // JSON answers are one principal's data, and some carry secrets shown
+    // once (new tokens, TOTP secrets, device tokens): no cache may keep them.
+    res.set_header("Cache-Control", "no-store");
     res.set_content(body, "application/json");
 }
 

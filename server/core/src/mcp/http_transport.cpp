@@ -23,6 +23,8 @@ std::string lower(std::string s) {
 
 void write_rpc(httplib::Response& res, int http_status, const std::string& body) {
     res.status = http_status;
+    // Results can carry secrets shown once (create_api_token's token).
+    res.set_header("Cache-Control", "no-store");
     res.set_content(body, "application/json");
 }
 

@@ -35,9 +35,17 @@ Status check_existing(const std::string& dir, const struct stat& st) {
             ": " + std::strerror(errno));
     }
     if ((st.st_mode & 077) != 0) {
+        // Group or others could read the stores (credentials, the audit log,
+        // secrets.key) through a looser directory, whatever the files' own
+        // modes: tighten it, or refuse to start.
+        if (::chmod(dir.c_str(), kPrivateMode) != 0) {
+            return Status::FailedPrecondition("data directory " + dir + " is mode " +
+                                              mode_text(st.st_mode) +
+                                              " and cannot be made 0700: " + std::strerror(errno));
+        }
         spdlog::warn(
-            "store: data directory {} is mode {}; it holds credentials and audit records, "
-            "consider chmod 700",
+            "store: data directory {} was mode {}; made it 0700 (it holds credentials "
+            "and the audit log)",
             dir, mode_text(st.st_mode));
     }
     return Status::Ok();

@@ -103,7 +103,8 @@ std::string correlation_id_of(const httplib::Response& res);
 
 // REST error body: {"error":{"code":<http>,"message":..,"correlation_id":..}}.
 void write_error(httplib::Response& res, int http_status, const std::string& message);
-// Writes `body` (already serialized JSON) with the JSON content type.
+// Writes `body` (already serialized JSON) with the JSON content type and
+// Cache-Control: no-store.
 void write_json(httplib::Response& res, int http_status, const std::string& body);
 
 }  // namespace yuzu::http

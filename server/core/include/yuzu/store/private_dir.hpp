@@ -10,9 +10,10 @@
 namespace yuzu::store {
 
 // Creates `dir` (and any missing parents) with mode 0700 if it does not exist.
-// An existing directory is accepted as it is if this process can write to it
-// (a warning is logged if it is open to group or others). Anything else (a
-// file in the way, no permission) returns FailedPrecondition naming the path.
+// An existing directory this process can write to is accepted; if group or
+// others have any access to it, it is made 0700 (logged), and a directory
+// that cannot be tightened is refused. Anything else (a file in the way, no
+// permission) returns FailedPrecondition naming the path.
 Status ensure_private_dir(const std::string& dir);
 
 }  // namespace yuzu::store
