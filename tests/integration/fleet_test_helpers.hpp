@@ -83,6 +83,25 @@ struct FleetFixture {
         return j.value("token", "");
     }
 
+    // Enrolls one agent by hand on the agent plane (no yuzu-agent process)
+    // and returns its device token, for tests that send their own bodies.
+    std::string enroll_raw_agent(const std::string& hostname) {
+        httplib::Client agent_plane(server->agent_url());
+        auto res = agent_plane.Post("/agent/v1/enroll",
+                                    json{{"enrollment_token", enrollment_token()},
+                                         {"hostname", hostname},
+                                         {"os", "linux"},
+                                         {"arch", "x86_64"},
+                                         {"agent_version", "test"}}
+                                        .dump(),
+                                    "application/json");
+        EXPECT_TRUE(res);
+        if (!res) return "";
+        EXPECT_EQ(res->status, 201) << res->body;
+        EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store");
+        return json::parse(res->body, nullptr, false).value("device_token", "");
+    }
+
     // yuzu-agent --virtual n against this server, state under a temp dir.
     std::unique_ptr<ChildProcess> start_agents(int n, const std::string& token) {
         const std::string state =

@@ -73,17 +73,8 @@ TEST(HostileJson, DeepRestBodiesAre400AndTheServerStaysUp) {
 TEST(HostileJson, DeepAgentPlaneBodiesAre400AndTheServerStaysUp) {
     FleetFixture f;
     httplib::Client agent_plane(f.server->agent_url());
-    auto enrolled = agent_plane.Post("/agent/v1/enroll",
-                                     json{{"enrollment_token", f.enrollment_token()},
-                                          {"hostname", "deep"},
-                                          {"os", "linux"},
-                                          {"arch", "x86_64"},
-                                          {"agent_version", "test"}}
-                                         .dump(),
-                                     "application/json");
-    ASSERT_TRUE(enrolled);
-    ASSERT_EQ(enrolled->status, 201) << enrolled->body;
-    const std::string device = json::parse(enrolled->body).value("device_token", "");
+    const std::string device = f.enroll_raw_agent("deep");
+    ASSERT_FALSE(device.empty());
     for (const auto& [path, body] :
          {std::pair<std::string, std::string>{
               "/agent/v1/results",

@@ -65,34 +65,15 @@ TEST(SecureDefaults, AnswersThatCarrySecretsAreNeverCached) {
     ASSERT_TRUE(mcp);
     EXPECT_EQ(mcp->get_header_value("Cache-Control"), "no-store");
 
-    httplib::Client agent_plane(f.server->agent_url());
-    auto enrolled = agent_plane.Post("/agent/v1/enroll",
-                                     json{{"enrollment_token", f.enrollment_token()},
-                                          {"hostname", "cache"},
-                                          {"os", "linux"},
-                                          {"arch", "x86_64"},
-                                          {"agent_version", "test"}}
-                                         .dump(),
-                                     "application/json");
-    ASSERT_TRUE(enrolled);
-    ASSERT_EQ(enrolled->status, 201) << enrolled->body;
-    EXPECT_EQ(enrolled->get_header_value("Cache-Control"), "no-store");
+    // The device token of an enrollment (the helper checks its no-store).
+    EXPECT_FALSE(f.enroll_raw_agent("cache").empty());
 }
 
 TEST(SecureDefaults, AnInventorySourceWithANonStringStatusIs400AndTheServerStaysUp) {
     FleetFixture f;
     httplib::Client agent_plane(f.server->agent_url());
-    auto enrolled = agent_plane.Post("/agent/v1/enroll",
-                                     json{{"enrollment_token", f.enrollment_token()},
-                                          {"hostname", "typed"},
-                                          {"os", "linux"},
-                                          {"arch", "x86_64"},
-                                          {"agent_version", "test"}}
-                                         .dump(),
-                                     "application/json");
-    ASSERT_TRUE(enrolled);
-    ASSERT_EQ(enrolled->status, 201) << enrolled->body;
-    const std::string device = json::parse(enrolled->body).value("device_token", "");
+    const std::string device = f.enroll_raw_agent("typed");
+    ASSERT_FALSE(device.empty());
     for (const json& source : {json{{"status", 5}, {"data", json::object()}},
                                json{{"status", "ok"}, {"reason", {{"x", 1}}}, {"data", 1}}}) {
         auto res = agent_plane.Post("/agent/v1/inventory", identity::bearer(device),
