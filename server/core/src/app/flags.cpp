@@ -125,6 +125,32 @@ Status validate_config(const ServerConfig& c) {
     if (c.max_request_body < 1024 || c.max_request_body > (1ULL << 30)) {
         return Status::InvalidArgument("--max-request-body must be from 1KiB to 1GiB");
     }
+    const auto in_range = [](long long v, long long lo, long long hi) { return v >= lo && v <= hi; };
+    if (!in_range(c.http_idle_timeout_s, 1, 3600)) {
+        return Status::InvalidArgument("--http-idle-timeout must be from 1 to 3600 seconds");
+    }
+    if (!in_range(c.http_header_timeout_s, 1, 3600)) {
+        return Status::InvalidArgument("--http-header-timeout must be from 1 to 3600 seconds");
+    }
+    if (!in_range(c.http_body_timeout_s, 1, 3600)) {
+        return Status::InvalidArgument("--http-body-timeout must be from 1 to 3600 seconds");
+    }
+    if (!in_range(static_cast<long long>(c.max_header_bytes), 1024, 1 << 20)) {
+        return Status::InvalidArgument("--max-header-bytes must be from 1024 to 1048576");
+    }
+    if (!in_range(static_cast<long long>(c.max_header_count), 8, 10000)) {
+        return Status::InvalidArgument("--max-header-count must be from 8 to 10000");
+    }
+    if (!in_range(c.max_connections, 16, 1000000)) {
+        return Status::InvalidArgument("--max-connections must be from 16 to 1000000");
+    }
+    if (!in_range(c.agent_max_connections, 16, 1000000)) {
+        return Status::InvalidArgument("--agent-max-connections must be from 16 to 1000000");
+    }
+    if (!in_range(c.agent_max_connections_per_peer, 0, 1000000)) {
+        return Status::InvalidArgument(
+            "--agent-max-connections-per-peer must be from 0 (no cap) to 1000000");
+    }
     if (c.data_dir.empty()) return Status::InvalidArgument("--data-dir must not be empty");
     if (c.agent_tls_cert_file.empty() != c.agent_tls_key_file.empty()) {
         return Status::InvalidArgument(
@@ -222,6 +248,31 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
                    "Largest request body accepted; larger ones get 413 (e.g. 4MiB)")
         ->envname("YUZU_MAX_REQUEST_BODY")
         ->capture_default_str();
+    app.add_option("--http-idle-timeout", config.http_idle_timeout_s,
+                   "Seconds a connection may sit without a request before it is closed "
+                   "(both listeners)")
+        ->envname("YUZU_HTTP_IDLE_TIMEOUT")
+        ->capture_default_str();
+    app.add_option("--http-header-timeout", config.http_header_timeout_s,
+                   "Seconds from a request's first byte to the end of its headers; later: 408")
+        ->envname("YUZU_HTTP_HEADER_TIMEOUT")
+        ->capture_default_str();
+    app.add_option("--http-body-timeout", config.http_body_timeout_s,
+                   "Seconds to receive a request body after its headers; later: 408")
+        ->envname("YUZU_HTTP_BODY_TIMEOUT")
+        ->capture_default_str();
+    app.add_option("--max-header-bytes", config.max_header_bytes,
+                   "Largest request line + headers accepted; larger: 431")
+        ->envname("YUZU_MAX_HEADER_BYTES")
+        ->capture_default_str();
+    app.add_option("--max-header-count", config.max_header_count,
+                   "Most request header lines accepted; more: 431")
+        ->envname("YUZU_MAX_HEADER_COUNT")
+        ->capture_default_str();
+    app.add_option("--max-connections", config.max_connections,
+                   "Open connections on the management listener; beyond: 503 with Retry-After")
+        ->envname("YUZU_MAX_CONNECTIONS")
+        ->capture_default_str();
 
     app.add_option("--bootstrap-admin-password-file", config.bootstrap_admin_password_file,
                    "First start only: file holding the password of user 'admin' (else "
@@ -262,6 +313,14 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
     app.add_option("--agent-worker-threads", config.agent_worker_threads,
                    "Agent plane worker threads (each held long-poll uses one)")
         ->envname("YUZU_AGENT_WORKER_THREADS")
+        ->capture_default_str();
+    app.add_option("--agent-max-connections", config.agent_max_connections,
+                   "Open connections on the agent plane; beyond: 503 with Retry-After")
+        ->envname("YUZU_AGENT_MAX_CONNECTIONS")
+        ->capture_default_str();
+    app.add_option("--agent-max-connections-per-peer", config.agent_max_connections_per_peer,
+                   "Open agent-plane connections from one address (0 = no cap); beyond: 429")
+        ->envname("YUZU_AGENT_MAX_CONNECTIONS_PER_PEER")
         ->capture_default_str();
     app.add_option("--agent-heartbeat-interval", config.agent_heartbeat_interval_s,
                    "Seconds between agent heartbeats (told to agents)")

@@ -8,6 +8,7 @@
 
 #include "yuzu/app/admin_commands.hpp"
 #include "yuzu/app/enroll_token_command.hpp"
+#include "yuzu/app/fd_limit.hpp"
 #include "yuzu/app/flags.hpp"
 #include "yuzu/app/server_app.hpp"
 #include "yuzu/app/signals.hpp"
@@ -46,6 +47,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "yuzu-server: %s\n", logging.message().c_str());
         return 2;
     }
+
+    // Both listeners' caps, plus stores, logs and agent-side slack.
+    (void)raise_open_files_limit(static_cast<uint64_t>(config.max_connections) +
+                                 static_cast<uint64_t>(config.agent_max_connections) + 256);
 
     auto app = ServerApp::create(config);
     if (!app.ok()) {

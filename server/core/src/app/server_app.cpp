@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "web/request_guard.hpp"
 #include "yuzu/app/server_metrics.hpp"
 #include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/audit/instrumented_audit_log.hpp"
@@ -20,6 +21,7 @@
 #include "yuzu/execution/executions.hpp"
 #include "yuzu/fleet/agent_plane.hpp"
 #include "yuzu/fleet/fleet.hpp"
+#include "yuzu/http/host_policy.hpp"
 #include "yuzu/http/identity_resolver.hpp"
 #include "yuzu/http/server.hpp"
 #include "yuzu/mcp/http_transport.hpp"
@@ -123,10 +125,14 @@ Status ServerApp::wire_fleet(Parts& p) {
     listener.tls_key_file = c.agent_tls_key_file;
     listener.worker_threads = c.agent_worker_threads;
     listener.max_request_body = size_t{16} * 1024 * 1024;  // inventory reports
-    // A held long-poll writes its answer after up to max_poll_wait_s.
-    listener.read_timeout_s = 30;
     listener.write_timeout_s = 30;
-    listener.keep_alive_timeout_s = 90;
+    listener.idle_timeout_s = c.http_idle_timeout_s;
+    listener.header_timeout_s = c.http_header_timeout_s;
+    listener.body_timeout_s = c.http_body_timeout_s;
+    listener.max_header_bytes = c.max_header_bytes;
+    listener.max_header_count = c.max_header_count;
+    listener.max_connections = c.agent_max_connections;
+    listener.max_connections_per_peer = c.agent_max_connections_per_peer;
     listener.long_poll_routes = {"/agent/v1/commands"};
     // One of each per agent every few seconds; info would drown the log.
     listener.debug_log_routes = {"/agent/v1/commands", "/agent/v1/heartbeat",
@@ -264,8 +270,22 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
     options.tls_key_file = config.tls_key_file;
     options.worker_threads = config.effective_worker_threads();
     options.max_request_body = config.max_request_body;
+    options.idle_timeout_s = config.http_idle_timeout_s;
+    options.header_timeout_s = config.http_header_timeout_s;
+    options.body_timeout_s = config.http_body_timeout_s;
+    options.max_header_bytes = config.max_header_bytes;
+    options.max_header_count = config.max_header_count;
+    options.max_connections = config.max_connections;
     // An event stream stays open as long as its client listens.
     options.long_poll_routes = {"/api/v1/events"};
+    // Host and Origin checks on every route but /mcp/, which the MCP
+    // transport checks itself with the same policy (request_guard.hpp).
+    http::HostPolicy host_policy;
+    host_policy.enforce_loopback_names = is_loopback_address(config.listen.host);
+    host_policy.allowed_hosts = config.allowed_hosts;
+    host_policy.allowed_origins = config.mcp_allowed_origins;
+    options.pre_route =
+        web::make_management_request_guard(std::move(host_policy), !config.tls_cert_file.empty());
     auto server = http::HttpServer::create(options, parts->metrics);
     if (!server.ok()) return server.status();
     parts->management = std::move(server).value();

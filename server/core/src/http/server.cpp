@@ -9,6 +9,10 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "http/connection.hpp"
+#include "http/connection_gate.hpp"
+#include "http/gated_server.hpp"
+#include "http/request_framing.hpp"
 #include "yuzu/common/correlation_id.hpp"
 #include "yuzu/metrics/builder.hpp"
 
@@ -51,13 +55,19 @@ std::string status_text(int status) {
         case 405:
             return "method not allowed";
         case 408:
-            return "request timeout";
+            return "the request did not arrive in time";
         case 413:
             return "request body exceeds the server's limit";
         case 414:
             return "request URI too long";
+        case 411:
+            return "a request body needs Content-Length or Transfer-Encoding: chunked";
         case 415:
             return "unsupported media type";
+        case 431:
+            return "request headers exceed the server's limit";
+        case 501:
+            return "not implemented";
         case 429:
             return "too many requests";
         case 503:
@@ -65,6 +75,40 @@ std::string status_text(int status) {
         default:
             return status >= 500 ? "internal error" : "request refused";
     }
+}
+
+// cpp-httplib hands each accepted socket to its task queue. The gate owns
+// connections instead, so the queue only forwards (on the accept thread; the
+// gate never blocks it) and stops the gate when the listener stops.
+class GateForwardingQueue final : public httplib::TaskQueue {
+  public:
+    explicit GateForwardingQueue(ConnectionGate& gate) : gate_(gate) {}
+    void enqueue(std::function<void()> fn) override { fn(); }
+    void shutdown() override { gate_.shutdown(); }
+
+  private:
+    ConnectionGate& gate_;
+};
+
+ConnectionLimits limits_from(const ServerOptions& o) {
+    ConnectionLimits l;
+    l.idle = std::chrono::seconds(std::max(1, o.idle_timeout_s));
+    l.header = std::chrono::seconds(std::max(1, o.header_timeout_s));
+    l.body = std::chrono::seconds(std::max(1, o.body_timeout_s));
+    l.write = std::chrono::seconds(std::max(1, o.write_timeout_s));
+    l.max_header_bytes = o.max_header_bytes;
+    l.max_header_count = o.max_header_count;
+    l.max_body = o.max_request_body;
+    l.keep_alive_max_count = std::max<size_t>(1, o.keep_alive_max_count);
+    return l;
+}
+
+// Refuses a request from a pre-routing hook; the body (if any) is unread,
+// so the connection closes after the answer.
+void refuse_before_body(httplib::Response& res, int status, const std::string& message) {
+    write_error(res, status, message);
+    res.set_header("Connection", "close");
+    t_current.close_after = true;
 }
 
 }  // namespace
@@ -93,34 +137,43 @@ void write_error(httplib::Response& res, int http_status, const std::string& mes
 Result<std::unique_ptr<HttpServer>> HttpServer::create(const ServerOptions& options,
                                                        metrics::Registry& registry) {
     std::unique_ptr<httplib::Server> server;
+    ConnectionServer* connections = nullptr;
     if (!options.tls_cert_file.empty() || !options.tls_key_file.empty()) {
         if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
             return Status::InvalidArgument("TLS needs both a certificate and a key file");
         }
-        auto ssl = std::make_unique<httplib::SSLServer>(options.tls_cert_file.c_str(),
-                                                        options.tls_key_file.c_str());
+        auto ssl = std::make_unique<GatedServer<httplib::SSLServer>>(
+            options.tls_cert_file.c_str(), options.tls_key_file.c_str());
         if (!ssl->is_valid()) {
             return Status::InvalidArgument("could not load TLS certificate '" +
                                            options.tls_cert_file + "' or key '" +
                                            options.tls_key_file + "'");
         }
+        connections = ssl.get();
         server = std::move(ssl);
     } else {
-        server = std::make_unique<httplib::Server>();
+        auto plain = std::make_unique<GatedServer<httplib::Server>>();
+        connections = plain.get();
+        server = std::move(plain);
     }
     if (options.worker_threads < 1) {
         return Status::InvalidArgument("worker_threads must be at least 1");
     }
-    auto created =
-        std::unique_ptr<HttpServer>(new HttpServer(options, std::move(server), registry));
+    if (options.max_connections < 1) {
+        return Status::InvalidArgument("max_connections must be at least 1");
+    }
+    auto created = std::unique_ptr<HttpServer>(
+        new HttpServer(options, std::move(server), connections, registry));
     created->install_hooks();
     return created;
 }
 
 HttpServer::HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Server> server,
-                       metrics::Registry& registry)
+                       ConnectionServer* connections, metrics::Registry& registry)
     : options_(options),
       server_(std::move(server)),
+      connections_(connections),
+      limits_(std::make_unique<ConnectionLimits>(limits_from(options))),
       requests_total_(metrics::BuildCounter()
                           .Name("yuzu_http_requests_total")
                           .Help("HTTP requests served, by listener, route, method and status.")
@@ -134,21 +187,33 @@ HttpServer::HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Se
                              .Name("yuzu_http_long_poll_duration_seconds")
                              .Help("How long long-poll requests were held, in seconds, by "
                                    "listener and route.")
-                             .Register(registry)) {}
+                             .Register(registry)) {
+    GateOptions gate;
+    gate.listener = options_.name;
+    gate.tls = !options_.tls_cert_file.empty();
+    gate.limits = *limits_;
+    gate.workers = options_.worker_threads;
+    gate.queue_capacity = options_.handoff_queue;
+    gate.max_connections = options_.max_connections;
+    gate.max_connections_per_peer = options_.max_connections_per_peer;
+    gate_ = std::make_unique<ConnectionGate>(
+        gate, [this](Connection& conn) { return connections_->serve_connection(conn); },
+        registry);
+    connections_->attach(gate_.get(), &gate_->options().limits);
+}
 
 HttpServer::~HttpServer() {
     stop();
+    if (gate_) gate_->shutdown();
 }
 
 void HttpServer::install_hooks() {
     auto& s = *server_;
-    const int workers = options_.worker_threads;
-    s.new_task_queue = [workers] { return new httplib::ThreadPool(static_cast<size_t>(workers)); };
+    s.new_task_queue = [this] { return new GateForwardingQueue(*gate_); };
     s.set_tcp_nodelay(true);
-    s.set_keep_alive_timeout(options_.keep_alive_timeout_s);
+    // Only echoed in the Keep-Alive response header: the gate enforces them.
+    s.set_keep_alive_timeout(options_.idle_timeout_s);
     s.set_keep_alive_max_count(options_.keep_alive_max_count);
-    s.set_read_timeout(options_.read_timeout_s, 0);
-    s.set_write_timeout(options_.write_timeout_s, 0);
     s.set_payload_max_length(options_.max_request_body);
 
     // Capture the listening socket so bind() can raise its backlog: the
@@ -159,16 +224,35 @@ void HttpServer::install_hooks() {
         listen_fd_.store(fd);
     });
 
-    s.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
         t_request.start = std::chrono::steady_clock::now();
         t_request.route.clear();
         t_request.active = true;
         ensure_correlation_id(res);
+        // Runs after the headers and before any byte of the body.
+        if (t_current.stream != nullptr) t_current.stream->begin_body();
+        const FramingVerdict framing = check_request_framing(req, options_.max_request_body);
+        if (framing.status != 0) {
+            refuse_before_body(res, framing.status, framing.message);
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        if (options_.pre_route && !options_.pre_route(req, res)) {
+            res.set_header("Connection", "close");
+            t_current.close_after = true;
+            return httplib::Server::HandlerResponse::Handled;
+        }
         return httplib::Server::HandlerResponse::Unhandled;
     });
 
     s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
         ensure_correlation_id(res);
+        // A limit tripped while reading: the library saw only a failed read
+        // (400); say which limit it was, and close.
+        if (t_current.stream != nullptr && t_current.stream->limit_hit() != LimitHit::kNone) {
+            res.status = status_for(t_current.stream->limit_hit());
+            res.body.clear();
+            res.set_header("Connection", "close");
+        }
         if (res.body.empty()) {
             write_error(res, res.status, status_text(res.status));
         }
@@ -228,11 +312,17 @@ void HttpServer::install_hooks() {
 
 Handler HttpServer::wrap(const std::string& method, const std::string& route, Handler handler) {
     (void)method;
-    return
-        [route, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
-            t_request.route = route;
-            handler(req, res);
-        };
+    return [route, max_body = options_.max_request_body, handler = std::move(handler)](
+               const httplib::Request& req, httplib::Response& res) {
+        t_request.route = route;
+        // A chunked body is capped on its raw size while it arrives (framing
+        // included); the decoded size is held to the limit exactly here.
+        if (req.body.size() > max_body) {
+            write_error(res, 413, status_text(413));
+            return;
+        }
+        handler(req, res);
+    };
 }
 
 void HttpServer::get(const std::string& pattern, const std::string& route, Handler handler) {
@@ -273,6 +363,7 @@ Status HttpServer::bind() {
 }
 
 void HttpServer::serve() {
+    gate_->start();
     server_->listen_after_bind();
 }
 

@@ -1,6 +1,5 @@
 #include "yuzu/mcp/http_transport.hpp"
 
-#include <arpa/inet.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 
 #include "yuzu/common/correlation_id.hpp"
 #include "yuzu/http/authenticator.hpp"
+#include "yuzu/http/host_policy.hpp"
 #include "yuzu/http/server.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 #include "yuzu/mcp/mcp_server.hpp"
@@ -65,20 +65,11 @@ bool accept_allows_mcp(const std::string& accept_header) {
 }
 
 std::string host_without_port(const std::string& host_header) {
-    std::string h = lower(host_header);
-    if (!h.empty() && h.front() == '[') {
-        const auto close = h.find(']');
-        return close == std::string::npos ? h : h.substr(0, close + 1);
-    }
-    const auto colon = h.rfind(':');
-    return colon == std::string::npos ? h : h.substr(0, colon);
+    return http::host_name_of(host_header);
 }
 
 bool is_loopback_host(const std::string& host_header) {
-    const std::string h = host_without_port(host_header);
-    if (h == "localhost" || h == "[::1]") return true;
-    in_addr v4{};
-    return ::inet_pton(AF_INET, h.c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
+    return http::host_is_loopback(host_header);
 }
 
 void register_mcp_routes(http::HttpServer& server, const McpServer& mcp,
@@ -87,8 +78,15 @@ void register_mcp_routes(http::HttpServer& server, const McpServer& mcp,
     const std::string pattern = "/mcp/v1/?";
     const std::string route = "/mcp/v1/";
 
-    auto post = [&mcp, &settings, &resolver, options](const httplib::Request& req,
-                                                      httplib::Response& res) {
+    // The same Host/Origin rules as the management routes' request guard
+    // (host_policy.hpp); only the refusals here are JSON-RPC shaped.
+    http::HostPolicy policy;
+    policy.enforce_loopback_names = options.listening_on_loopback;
+    policy.allowed_hosts = options.allowed_hosts;
+    policy.allowed_origins = options.allowed_origins;
+
+    auto post = [&mcp, &settings, &resolver, options, policy](const httplib::Request& req,
+                                                              httplib::Response& res) {
         const std::string cid = http::correlation_id_of(res);
         if (settings.disabled.load()) {
             write_rpc_error(res, 200, kMcpDisabled, "MCP is disabled on this server",
@@ -96,9 +94,7 @@ void register_mcp_routes(http::HttpServer& server, const McpServer& mcp,
             return;
         }
         const std::string host = req.get_header_value("Host");
-        if (options.listening_on_loopback && !is_loopback_host(host) &&
-            std::find(options.allowed_hosts.begin(), options.allowed_hosts.end(),
-                      host_without_port(host)) == options.allowed_hosts.end()) {
+        if (!http::host_allowed(policy, host)) {
             spdlog::warn("correlation_id={} mcp: refused Host '{}' (DNS rebinding protection)", cid,
                          host.substr(0, 128));
             write_rpc_error(res, 403, kOriginRejected, "Host header not allowed",
@@ -107,19 +103,11 @@ void register_mcp_routes(http::HttpServer& server, const McpServer& mcp,
             return;
         }
         const std::string origin = req.get_header_value("Origin");
-        if (!origin.empty()) {
-            const std::string own = std::string(options.tls ? "https://" : "http://") + lower(host);
-            const bool allowed =
-                lower(origin) == own ||
-                std::find(options.allowed_origins.begin(), options.allowed_origins.end(), origin) !=
-                    options.allowed_origins.end();
-            if (!allowed) {
-                spdlog::warn("correlation_id={} mcp: refused Origin '{}'", cid,
-                             origin.substr(0, 128));
-                write_rpc_error(res, 403, kOriginRejected, "Origin not allowed",
-                                "add the exact scheme://host:port with --mcp-allowed-origin");
-                return;
-            }
+        if (!http::origin_allowed(policy, origin, host, options.tls)) {
+            spdlog::warn("correlation_id={} mcp: refused Origin '{}'", cid, origin.substr(0, 128));
+            write_rpc_error(res, 403, kOriginRejected, "Origin not allowed",
+                            "add the exact scheme://host:port with --mcp-allowed-origin");
+            return;
         }
         const std::string content_type = lower(req.get_header_value("Content-Type"));
         if (content_type.rfind("application/json", 0) != 0) {

@@ -25,6 +25,14 @@ struct ServerConfig {
     std::string tls_key_file;
     int http_worker_threads = 0;  // 0 = derive from the core count
     size_t max_request_body = size_t{4} * 1024 * 1024;
+    // Connection limits of both listeners (see docs/user-manual/server-admin.md,
+    // "Security"): idle and half-sent requests never hold a worker.
+    int http_idle_timeout_s = 5;
+    int http_header_timeout_s = 10;
+    int http_body_timeout_s = 30;
+    size_t max_header_bytes = 32 * 1024;
+    size_t max_header_count = 100;
+    int max_connections = 1024;
     // First-start admin password: a file, or YUZU_BOOTSTRAP_ADMIN_PASSWORD
     // (environment only: a command line is visible to every local user).
     std::string bootstrap_admin_password_file;
@@ -43,6 +51,8 @@ struct ServerConfig {
     std::string agent_tls_cert_file;
     std::string agent_tls_key_file;
     int agent_worker_threads = 64;
+    int agent_max_connections = 4096;
+    int agent_max_connections_per_peer = 64;  // 0 = no cap
     int agent_offline_timeout_s = 30;
     int agent_heartbeat_interval_s = 10;
     int agent_inventory_interval_s = 300;

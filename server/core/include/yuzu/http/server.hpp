@@ -27,6 +27,10 @@ class Histogram;
 
 namespace yuzu::http {
 
+class ConnectionGate;
+class ConnectionServer;
+struct ConnectionLimits;
+
 struct ServerOptions {
     std::string name = "management";  // the `listener` label on metrics and logs
     std::string host = "127.0.0.1";
@@ -34,12 +38,24 @@ struct ServerOptions {
     std::string tls_cert_file;
     std::string tls_key_file;
     int worker_threads = 8;
+    // Any transfer encoding: a chunked body is counted as it arrives.
     size_t max_request_body = size_t{4} * 1024 * 1024;
-    int keep_alive_timeout_s = 2;
+    // Connection limits (see src/http/connection_gate.hpp): idle connections
+    // and unfinished header blocks wait in one poller thread, not a worker.
+    int idle_timeout_s = 5;     // no byte of a (next) request: closed
+    int header_timeout_s = 10;  // request line + headers, from the first byte: 408
+    int body_timeout_s = 30;    // the body, after the headers: 408
+    int write_timeout_s = 10;   // one write of a response
+    size_t max_header_bytes = 32 * 1024;  // request line + headers: 431
+    size_t max_header_count = 100;        // 431
     size_t keep_alive_max_count = 100;
-    int read_timeout_s = 10;
-    int write_timeout_s = 10;
+    int max_connections = 1024;         // open connections; beyond: 503
+    int max_connections_per_peer = 0;   // 0: no cap; beyond: 429
+    size_t handoff_queue = 0;           // ready requests waiting for a worker; 0: 4 x workers
     int listen_backlog = 512;
+    // Called before routing every request (after the framing checks); false
+    // means it wrote a refusal into the response, which is sent as is.
+    std::function<bool(const httplib::Request&, httplib::Response&)> pre_route;
     // Routes that hold the request open by design (agent long-polls): their
     // time goes to yuzu_http_long_poll_duration_seconds, not the latency
     // histogram, so a held poll never reads as a slow request.
@@ -75,7 +91,8 @@ class HttpServer {
     const ServerOptions& options() const { return options_; }
     bool tls() const { return !options_.tls_cert_file.empty(); }
 
-    // Serves until stop(); in-flight requests finish before it returns.
+    // Serves until stop(); in-flight requests finish before it returns
+    // (each bounded by the read and write deadlines; reads give up at once).
     void serve();
     // Stops accepting; safe from any thread, idempotent.
     void stop();
@@ -85,12 +102,15 @@ class HttpServer {
 
   private:
     HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Server> server,
-               metrics::Registry& metrics);
+               ConnectionServer* connections, metrics::Registry& metrics);
     void install_hooks();
     Handler wrap(const std::string& method, const std::string& route, Handler handler);
 
     ServerOptions options_;
     std::unique_ptr<httplib::Server> server_;
+    ConnectionServer* connections_ = nullptr;  // server_, seen as the gate's peer
+    std::unique_ptr<ConnectionLimits> limits_;
+    std::unique_ptr<ConnectionGate> gate_;
     metrics::Family<metrics::Counter>& requests_total_;
     metrics::Family<metrics::Histogram>& request_seconds_;
     metrics::Family<metrics::Histogram>& long_poll_seconds_;

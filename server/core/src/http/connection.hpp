@@ -1,0 +1,109 @@
+// One accepted client connection and the httplib::Stream that serves its
+// requests with total deadlines and byte caps.
+//
+// cpp-httplib 0.11.4 only bounds each single read (a client that trickles a
+// byte per read timeout holds a worker forever) and caps neither header size
+// nor chunked bodies. ConnectionStream is the stream httplib reads from
+// instead of its own: every read and write is bounded by a deadline for the
+// whole phase (headers, body, one response write), and the bytes of each
+// phase are counted against the listener's limits. When a limit trips the
+// stream remembers which one, so the listener can answer with the right
+// status (408, 413, 431) and close the connection.
+#pragma once
+
+#include <httplib.h>
+#include <openssl/ssl.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace yuzu::http {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+struct ConnectionLimits {
+    std::chrono::milliseconds idle{5000};     // no byte of a next request
+    std::chrono::milliseconds header{10000};  // request line + headers, from the first byte
+    std::chrono::milliseconds body{30000};    // the body, from the end of the headers
+    std::chrono::milliseconds write{10000};   // one write call
+    size_t max_header_bytes = 32 * 1024;
+    size_t max_header_count = 100;
+    size_t max_body = 4 * 1024 * 1024;
+    size_t keep_alive_max_count = 100;
+};
+
+// Raw body bytes allowed past max_body for chunked framing (size lines and
+// CRLFs); the decoded body is checked against max_body exactly.
+size_t chunked_framing_allowance(size_t max_body);
+
+struct Connection {
+    int fd = -1;
+    std::string peer;    // remote address, no port
+    int peer_port = 0;
+    SSL* ssl = nullptr;  // set once the TLS handshake is done
+    // Bytes received but not consumed yet: the gate reads a plain-HTTP
+    // request's header block (and whatever followed it) before a worker
+    // takes the connection.
+    std::string buffered;
+    size_t buffered_offset = 0;
+    size_t requests_served = 0;
+    bool header_complete = false;  // `buffered` holds a whole header block
+    bool lingering = false;        // refused; draining before the close
+
+    size_t pending() const { return buffered.size() - buffered_offset; }
+};
+
+// Which limit ended a request, if any.
+enum class LimitHit { kNone, kHeaderTimeout, kHeaderTooLarge, kBodyTimeout, kBodyTooLarge };
+
+// The HTTP status a tripped limit is answered with.
+int status_for(LimitHit hit);
+
+class ConnectionStream final : public httplib::Stream {
+  public:
+    ConnectionStream(Connection& conn, const ConnectionLimits& limits,
+                     const std::atomic<bool>& stopping);
+
+    // Starts the next request on this connection: the header phase, with its
+    // deadline from now.
+    void begin_request();
+    // The headers have been parsed; the body phase starts (its deadline and
+    // byte count from now).
+    void begin_body();
+    LimitHit limit_hit() const { return hit_; }
+    // Decrypted or received bytes already waiting for the next request.
+    bool has_pending() const;
+
+    bool is_readable() const override;
+    bool is_writable() const override;
+    ssize_t read(char* ptr, size_t size) override;
+    ssize_t write(const char* ptr, size_t size) override;
+    void get_remote_ip_and_port(std::string& ip, int& port) const override;
+    void get_local_ip_and_port(std::string& ip, int& port) const override;
+    socket_t socket() const override { return conn_.fd; }
+
+  private:
+    enum class Phase { kHeader, kBody };
+    // Waits until the socket is ready for `events` or `deadline` passes;
+    // false on timeout, error, or a server stop (reads only).
+    bool wait_for(short events, SteadyTime deadline, bool is_read) const;
+    ssize_t read_transport(char* ptr, size_t size, SteadyTime deadline);
+
+    Connection& conn_;
+    const ConnectionLimits& limits_;
+    const std::atomic<bool>& stopping_;
+    Phase phase_ = Phase::kHeader;
+    SteadyTime deadline_{};
+    size_t phase_bytes_ = 0;
+    size_t header_lines_ = 0;
+    LimitHit hit_ = LimitHit::kNone;
+};
+
+// Sends a complete minimal response (status line, Content-Type JSON body,
+// Connection: close, optional Retry-After) on a non-blocking socket without
+// waiting; used where no worker is involved (refusals at admission).
+void send_refusal(int fd, int status, const char* message, int retry_after_s);
+
+}  // namespace yuzu::http

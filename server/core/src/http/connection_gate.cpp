@@ -1,0 +1,482 @@
+#include "http/connection_gate.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <spdlog/spdlog.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string_view>
+
+#include "yuzu/metrics/builder.hpp"
+
+namespace yuzu::http {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+constexpr int kBusyRetryAfterS = 1;
+constexpr int kPeerRetryAfterS = 5;
+constexpr size_t kReadChunk = 4096;
+// How long a refused client's remaining upload is read and discarded.
+constexpr milliseconds kLinger{2000};
+// The poller wakes at least this often, so a stop is never missed.
+constexpr milliseconds kMaxPollWait{1000};
+// At a stop, how long a request whose first bytes have arrived may take to
+// arrive completely.
+constexpr milliseconds kStopGrace{2000};
+
+// Index just past the blank line ending a header block, or npos. Accepts a
+// bare LF as a line end, as cpp-httplib's reader does.
+size_t header_block_end(const std::string& buf, size_t from) {
+    for (size_t i = from; i + 1 < buf.size(); ++i) {
+        if (buf[i] != '\n') continue;
+        if (buf[i + 1] == '\n') return i + 2;
+        if (buf[i + 1] == '\r' && i + 2 < buf.size() && buf[i + 2] == '\n') return i + 3;
+    }
+    return std::string::npos;
+}
+
+void peer_of(int fd, std::string& ip, int& port) {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    ip.clear();
+    port = 0;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return;
+    char text[INET6_ADDRSTRLEN] = {0};
+    if (addr.ss_family == AF_INET) {
+        const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
+        ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+        port = ntohs(in->sin_port);
+    } else if (addr.ss_family == AF_INET6) {
+        const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+        ::inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+        port = ntohs(in6->sin6_port);
+    }
+    ip = text;
+}
+
+}  // namespace
+
+struct ConnectionGate::Waiting {
+    std::unique_ptr<Connection> conn;
+    std::multimap<SteadyTime, int>::iterator deadline;
+    bool reading = false;  // the first byte of a request has arrived
+    bool lingering = false;
+    size_t scanned = 0;    // bytes of `buffered` searched for the header end
+};
+
+ConnectionGate::ConnectionGate(GateOptions options, Serve serve, metrics::Registry& registry)
+    : options_(std::move(options)),
+      serve_(std::move(serve)),
+      refused_(metrics::BuildCounter()
+                   .Name("yuzu_http_connections_refused_total")
+                   .Help("Connections closed by a listener's limits before or instead of being "
+                         "served, by listener and reason.")
+                   .Register(registry)),
+      open_gauge_(metrics::BuildGauge()
+                      .Name("yuzu_http_open_connections")
+                      .Help("Client connections open on a listener, waiting or being served.")
+                      .Register(registry)
+                      .Add({{"listener", options_.listener}})) {}
+
+ConnectionGate::~ConnectionGate() {
+    shutdown();
+}
+
+void ConnectionGate::start() {
+    std::lock_guard<std::mutex> lock(lifecycle_mu_);
+    if (started_ || stopping_.load()) return;
+    started_ = true;
+    epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+    wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    assert(epoll_fd_ >= 0 && wake_fd_ >= 0);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = wake_fd_;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+    poller_ = std::thread([this] { poll_loop(); });
+    for (int i = 0; i < std::max(1, options_.workers); ++i) {
+        workers_.emplace_back([this] { worker_loop(); });
+    }
+}
+
+void ConnectionGate::shutdown() {
+    std::lock_guard<std::mutex> lock(lifecycle_mu_);
+    if (draining_.exchange(true)) return;
+    if (!started_) {
+        stopping_.store(true);
+        return;
+    }
+    // Drain: the poller closes idle connections at once and gives requests
+    // already arriving a short grace to complete; then reads stop waiting
+    // and the workers finish what they hold.
+    wake_poller();
+    poller_.join();
+    stopping_.store(true);
+    queue_cv_.notify_all();
+    for (auto& t : workers_) t.join();
+    ::close(wake_fd_);
+    ::close(epoll_fd_);
+}
+
+void ConnectionGate::wake_poller() {
+    const uint64_t one = 1;
+    (void)!::write(wake_fd_, &one, sizeof one);
+}
+
+void ConnectionGate::admit(int fd) {
+    const int flags = ::fcntl(fd, F_GETFL, 0);
+    ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    int yes = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+    auto conn = std::make_unique<Connection>();
+    conn->fd = fd;
+    peer_of(fd, conn->peer, conn->peer_port);
+    const char* refusal = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(counts_mu_);
+        if (draining_.load()) {
+            ::close(fd);
+            return;
+        }
+        auto peer = per_peer_.find(conn->peer);
+        const int from_peer = peer == per_peer_.end() ? 0 : peer->second;
+        if (open_ >= options_.max_connections) {
+            refusal = "max_connections";
+        } else if (options_.max_connections_per_peer > 0 &&
+                   from_peer >= options_.max_connections_per_peer) {
+            refusal = "per_peer";
+        } else {
+            ++open_;
+            ++per_peer_[conn->peer];
+        }
+    }
+    if (refusal != nullptr) {
+        refused_.Add({{"listener", options_.listener}, {"reason", refusal}}).Increment();
+        const bool over_total = std::string_view(refusal) == "max_connections";
+        if (!options_.tls && over_total) {
+            send_refusal(fd, 503, "the server has too many open connections; retry later",
+                         kBusyRetryAfterS);
+        } else if (!options_.tls) {
+            send_refusal(fd, 429, "too many connections from this address", kPeerRetryAfterS);
+        }
+        ::close(fd);
+        return;
+    }
+    open_gauge_.Increment();
+    std::lock_guard<std::mutex> lock(inbox_mu_);
+    if (poller_exited_) {
+        close_connection(std::move(conn));
+        return;
+    }
+    inbox_.push_back(std::move(conn));
+    wake_poller();
+}
+
+void ConnectionGate::park(std::unique_ptr<Connection> conn) {
+    std::unique_lock<std::mutex> lock(inbox_mu_);
+    if (poller_exited_ || draining_.load()) {
+        lock.unlock();
+        close_connection(std::move(conn));
+        return;
+    }
+    inbox_.push_back(std::move(conn));
+    wake_poller();
+}
+
+void ConnectionGate::linger(std::unique_ptr<Connection> conn) {
+    ::shutdown(conn->fd, SHUT_WR);
+    conn->lingering = true;
+    park(std::move(conn));
+}
+
+void ConnectionGate::close_connection(std::unique_ptr<Connection> conn) {
+    if (!conn) return;
+    if (conn->ssl != nullptr) {
+        // One non-blocking close_notify; a peer that does not read it loses
+        // nothing it asked for.
+        (void)SSL_shutdown(conn->ssl);
+        SSL_free(conn->ssl);
+        conn->ssl = nullptr;
+    }
+    ::close(conn->fd);
+    open_gauge_.Decrement();
+    std::lock_guard<std::mutex> lock(counts_mu_);
+    --open_;
+    auto it = per_peer_.find(conn->peer);
+    if (it != per_peer_.end() && --it->second <= 0) per_peer_.erase(it);
+}
+
+void ConnectionGate::refuse(std::unique_ptr<Connection> conn, int status, const char* message,
+                            const char* reason, int retry_after_s) {
+    refused_.Add({{"listener", options_.listener}, {"reason", reason}}).Increment();
+    if (!options_.tls) send_refusal(conn->fd, status, message, retry_after_s);
+    close_connection(std::move(conn));
+}
+
+void ConnectionGate::watch(std::unique_ptr<Connection> conn) {
+    const int fd = conn->fd;
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.data.fd = fd;
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        spdlog::warn("listener={} could not watch a connection: {}", options_.listener,
+                     std::strerror(errno));
+        close_connection(std::move(conn));
+        return;
+    }
+    auto w = std::make_unique<Waiting>();
+    conn->header_complete = false;
+    w->lingering = conn->lingering;
+    w->conn = std::move(conn);
+    w->deadline = deadlines_.emplace(
+        steady_clock::now() + (w->lingering ? kLinger : options_.limits.idle), fd);
+    waiting_[fd] = std::move(w);
+}
+
+void ConnectionGate::unwatch(int fd, Waiting& w) {
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    deadlines_.erase(w.deadline);
+}
+
+void ConnectionGate::on_readable(int fd) {
+    auto found = waiting_.find(fd);
+    if (found == waiting_.end()) return;
+    Waiting& w = *found->second;
+    Connection& conn = *w.conn;
+    const ConnectionLimits& limits = options_.limits;
+    if (w.lingering) {
+        char sink[kReadChunk];
+        ssize_t r;
+        while ((r = ::recv(fd, sink, sizeof sink, 0)) > 0) {
+        }
+        if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            auto owned = std::move(w.conn);
+            unwatch(fd, w);
+            waiting_.erase(found);
+            close_connection(std::move(owned));
+        }
+        return;
+    }
+    if (options_.tls) {
+        // Encrypted bytes cannot be inspected here; the worker reads the
+        // request under the same deadlines and caps.
+        auto owned = std::move(found->second->conn);
+        unwatch(fd, w);
+        waiting_.erase(found);
+        hand_off(std::move(owned));
+        return;
+    }
+    bool eof = false;
+    const size_t read_cap = limits.max_header_bytes + kReadChunk;
+    while (conn.buffered.size() < read_cap) {
+        char chunk[kReadChunk];
+        const size_t want = std::min(sizeof chunk, read_cap - conn.buffered.size());
+        const ssize_t r = ::recv(fd, chunk, want, 0);
+        if (r > 0) {
+            conn.buffered.append(chunk, static_cast<size_t>(r));
+            continue;
+        }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        eof = true;  // orderly close or a socket error
+        break;
+    }
+    auto finish = [&](auto&& then) {
+        auto owned = std::move(w.conn);
+        unwatch(fd, w);
+        waiting_.erase(found);
+        then(std::move(owned));
+    };
+    const size_t end = header_block_end(conn.buffered, w.scanned > 2 ? w.scanned - 2 : 0);
+    if (end == std::string::npos) {
+        w.scanned = conn.buffered.size();
+        if (conn.buffered.size() > limits.max_header_bytes) {
+            finish([this](std::unique_ptr<Connection> c) {
+                refuse(std::move(c), 431, "request headers exceed the server's limit",
+                       "header_too_large", 0);
+            });
+        } else if (eof) {
+            finish([this](std::unique_ptr<Connection> c) { close_connection(std::move(c)); });
+        } else if (!w.reading && !conn.buffered.empty()) {
+            w.reading = true;
+            deadlines_.erase(w.deadline);
+            w.deadline = deadlines_.emplace(steady_clock::now() + limits.header, fd);
+        }
+        return;
+    }
+    const size_t lines = static_cast<size_t>(
+        std::count(conn.buffered.begin(), conn.buffered.begin() + static_cast<long>(end), '\n'));
+    if (end > limits.max_header_bytes || lines > limits.max_header_count + 2) {
+        finish([this](std::unique_ptr<Connection> c) {
+            refuse(std::move(c), 431, "request headers exceed the server's limit",
+                   "header_too_large", 0);
+        });
+        return;
+    }
+    conn.header_complete = true;
+    finish([this](std::unique_ptr<Connection> c) { hand_off(std::move(c)); });
+}
+
+void ConnectionGate::on_deadline(int fd) {
+    auto found = waiting_.find(fd);
+    if (found == waiting_.end()) return;
+    auto owned = std::move(found->second->conn);
+    const bool reading = found->second->reading;
+    unwatch(fd, *found->second);
+    waiting_.erase(found);
+    if (reading) {
+        refuse(std::move(owned), 408, "request headers did not arrive in time", "header_timeout",
+               0);
+    } else {
+        close_connection(std::move(owned));  // idle: a plain close, as keep-alive expects
+    }
+}
+
+void ConnectionGate::close_idle_for_drain() {
+    std::vector<std::unique_ptr<Connection>> arrived;
+    {
+        std::lock_guard<std::mutex> lock(inbox_mu_);
+        arrived.swap(inbox_);
+    }
+    for (auto& conn : arrived) close_connection(std::move(conn));
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+        Waiting& w = *it->second;
+        if (w.reading) {
+            ++it;
+            continue;
+        }
+        auto owned = std::move(w.conn);
+        unwatch(it->first, w);
+        it = waiting_.erase(it);
+        close_connection(std::move(owned));
+    }
+}
+
+void ConnectionGate::hand_off(std::unique_ptr<Connection> conn) {
+    const size_t capacity = options_.queue_capacity > 0
+                                ? options_.queue_capacity
+                                : static_cast<size_t>(4 * std::max(1, options_.workers));
+    {
+        std::lock_guard<std::mutex> lock(queue_mu_);
+        if (queue_.size() < capacity && !stopping_.load()) {
+            queue_.push_back(std::move(conn));
+            queue_cv_.notify_one();
+            return;
+        }
+    }
+    refuse(std::move(conn), 503, "the server is busy; retry later", "queue_full", kBusyRetryAfterS);
+}
+
+void ConnectionGate::poll_loop() {
+    std::vector<epoll_event> events(256);
+    std::optional<SteadyTime> drain_until;
+    for (;;) {
+        auto wait = kMaxPollWait;
+        const auto now = steady_clock::now();
+        if (draining_.load()) {
+            if (!drain_until) drain_until = now + kStopGrace;
+            close_idle_for_drain();
+            if (waiting_.empty() || now >= *drain_until) break;
+        }
+        if (!deadlines_.empty()) {
+            const auto until = deadlines_.begin()->first;
+            wait = until <= now ? milliseconds(0)
+                                : std::min(wait, std::chrono::duration_cast<milliseconds>(
+                                                     until - now) +
+                                                     milliseconds(1));
+        }
+        const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
+                                   static_cast<int>(wait.count()));
+        if (n < 0 && errno != EINTR) {
+            spdlog::error("listener={} epoll_wait failed: {}", options_.listener,
+                          std::strerror(errno));
+            break;
+        }
+        for (int i = 0; i < n; ++i) {
+            const int fd = events[i].data.fd;
+            if (fd == wake_fd_) {
+                uint64_t drained;
+                (void)!::read(wake_fd_, &drained, sizeof drained);
+                continue;
+            }
+            on_readable(fd);
+        }
+        std::vector<std::unique_ptr<Connection>> arrived;
+        {
+            std::lock_guard<std::mutex> lock(inbox_mu_);
+            arrived.swap(inbox_);
+        }
+        for (auto& conn : arrived) watch(std::move(conn));
+        const auto after = steady_clock::now();
+        while (!deadlines_.empty() && deadlines_.begin()->first <= after) {
+            const int fd = deadlines_.begin()->second;
+            if (waiting_.count(fd) == 0) {
+                deadlines_.erase(deadlines_.begin());  // cannot happen; never loop on it
+                continue;
+            }
+            on_deadline(fd);
+        }
+    }
+    // Stopping: nothing waiting is mid-request, so each is simply closed.
+    std::vector<std::unique_ptr<Connection>> leftover;
+    {
+        std::lock_guard<std::mutex> lock(inbox_mu_);
+        poller_exited_ = true;
+        leftover.swap(inbox_);
+    }
+    for (auto& conn : leftover) close_connection(std::move(conn));
+    for (auto& [fd, w] : waiting_) {
+        ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+        close_connection(std::move(w->conn));
+    }
+    waiting_.clear();
+    deadlines_.clear();
+}
+
+void ConnectionGate::worker_loop() {
+    for (;;) {
+        std::unique_ptr<Connection> conn;
+        {
+            std::unique_lock<std::mutex> lock(queue_mu_);
+            queue_cv_.wait(lock, [this] { return stopping_.load() || !queue_.empty(); });
+            if (queue_.empty()) return;  // stopping and drained
+            conn = std::move(queue_.front());
+            queue_.pop_front();
+        }
+        // Queued requests are complete ones: they are served even while the
+        // server stops (each closing its connection afterwards).
+        AfterServe after = AfterServe::kClose;
+        try {
+            after = serve_(*conn);
+        } catch (const std::exception& e) {
+            // cpp-httplib catches handler exceptions itself; this is the
+            // last guard so nothing escapes a worker thread.
+            spdlog::error("listener={} connection handler threw: {}", options_.listener, e.what());
+        } catch (...) {
+            spdlog::error("listener={} connection handler threw", options_.listener);
+        }
+        if (draining_.load()) {
+            close_connection(std::move(conn));
+        } else if (after == AfterServe::kKeepAlive) {
+            park(std::move(conn));
+        } else if (after == AfterServe::kLinger && conn->ssl == nullptr) {
+            linger(std::move(conn));
+        } else {
+            close_connection(std::move(conn));
+        }
+    }
+}
+
+}  // namespace yuzu::http

@@ -1,0 +1,143 @@
+// ConnectionGate: admission and waiting for one listener's connections, so
+// that only requests ready to be served ever occupy a worker thread.
+//
+// cpp-httplib gives every connection a worker for its whole life, idle
+// keep-alive included, so a few idle or trickling sockets used to starve a
+// listener. The gate changes that:
+// - admission: a connection beyond the listener's cap (or its peer's) is
+//   answered 503 / 429 with Retry-After at once and closed;
+// - waiting: one poller thread (epoll) holds every connection that has no
+//   request ready: fresh ones, kept-alive ones between requests, and — for
+//   plain HTTP — ones still sending their request line and headers, which it
+//   reads itself into a bounded buffer. A fresh or kept-alive connection
+//   silent for the idle timeout is closed; a header block not complete
+//   within the header timeout gets 408, one over the header caps 431;
+// - hand-off: a connection whose header block is complete (for TLS: that has
+//   bytes to read) goes to a bounded queue in front of the worker pool; when
+//   that queue is full the answer is 503 with Retry-After, never a wait.
+// After a request the worker gives the connection back to the poller.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "http/connection.hpp"
+
+namespace yuzu::metrics {
+class Registry;
+template <typename T>
+class Family;
+class Counter;
+class Gauge;
+}  // namespace yuzu::metrics
+
+namespace yuzu::http {
+
+struct GateOptions {
+    std::string listener;  // the `listener` label
+    bool tls = false;      // no plaintext refusals, no header pre-read
+    ConnectionLimits limits;
+    int workers = 8;
+    size_t queue_capacity = 0;  // 0: 4 x workers
+    int max_connections = 1024;
+    int max_connections_per_peer = 0;  // 0: no per-peer cap
+};
+
+class ConnectionGate {
+  public:
+    // What becomes of a connection after a worker served it.
+    enum class AfterServe {
+        kClose,
+        kKeepAlive,  // the gate waits for its next request
+        kLinger,     // a refusal was sent with the body unread: the gate
+                     // discards what still arrives for a moment, then
+                     // closes, so the client can read the answer
+    };
+    // Serves requests on a connection handed to a worker.
+    using Serve = std::function<AfterServe(Connection&)>;
+
+    ConnectionGate(GateOptions options, Serve serve, metrics::Registry& registry);
+    ~ConnectionGate();
+    ConnectionGate(const ConnectionGate&) = delete;
+    ConnectionGate& operator=(const ConnectionGate&) = delete;
+
+    // Starts the poller and the workers; idempotent.
+    void start();
+    // Takes ownership of an accepted socket. Called on the accept thread;
+    // never blocks.
+    void admit(int fd);
+    // Stops: closes idle connections at once, gives requests already
+    // arriving a grace of two seconds to complete, lets the workers finish
+    // every complete request, joins every thread.
+    // Idempotent; the gate cannot be restarted.
+    void shutdown();
+
+    // Set once shutdown() begins: no connection is kept alive any more.
+    bool draining() const { return draining_.load(); }
+    // Set once the drain grace is over; streams read it to give up waiting.
+    const std::atomic<bool>& stopping() const { return stopping_; }
+    const GateOptions& options() const { return options_; }
+
+  private:
+    struct Waiting;
+
+    void poll_loop();
+    void worker_loop();
+    // Poller thread only.
+    void watch(std::unique_ptr<Connection> conn);
+    void on_readable(int fd);
+    void on_deadline(int fd);
+    void unwatch(int fd, Waiting& w);
+    void hand_off(std::unique_ptr<Connection> conn);
+    void close_idle_for_drain();
+    // Any thread.
+    void park(std::unique_ptr<Connection> conn);
+    void linger(std::unique_ptr<Connection> conn);
+    void refuse(std::unique_ptr<Connection> conn, int status, const char* message,
+                const char* reason, int retry_after_s);
+    void close_connection(std::unique_ptr<Connection> conn);
+    void wake_poller();
+
+    const GateOptions options_;
+    const Serve serve_;
+    metrics::Family<metrics::Counter>& refused_;
+    metrics::Gauge& open_gauge_;
+
+    std::atomic<bool> draining_{false};
+    std::atomic<bool> stopping_{false};
+    bool started_ = false;
+    std::mutex lifecycle_mu_;
+
+    // Admission counts, shared by the accept thread and whoever closes.
+    std::mutex counts_mu_;
+    int open_ = 0;
+    std::map<std::string, int> per_peer_;
+
+    // Connections on their way to the poller.
+    std::mutex inbox_mu_;
+    std::vector<std::unique_ptr<Connection>> inbox_;
+    bool poller_exited_ = false;
+    int epoll_fd_ = -1;
+    int wake_fd_ = -1;
+    std::thread poller_;
+    // Poller thread only.
+    std::map<int, std::unique_ptr<Waiting>> waiting_;
+    std::multimap<SteadyTime, int> deadlines_;
+
+    // The hand-off queue in front of the workers.
+    std::mutex queue_mu_;
+    std::condition_variable queue_cv_;
+    std::deque<std::unique_ptr<Connection>> queue_;
+    std::vector<std::thread> workers_;
+};
+
+}  // namespace yuzu::http

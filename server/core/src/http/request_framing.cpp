@@ -1,0 +1,72 @@
+#include "http/request_framing.hpp"
+
+#include <cctype>
+#include <cstdint>
+#include <string_view>
+
+namespace yuzu::http {
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(a[i])) !=
+            std::tolower(static_cast<unsigned char>(b[i]))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool method_needs_length(const std::string& method) {
+    return method == "POST" || method == "PUT" || method == "PATCH";
+}
+
+}  // namespace
+
+FramingVerdict check_request_framing(const httplib::Request& req, size_t max_body) {
+    const size_t te_count = req.headers.count("Transfer-Encoding");
+    const size_t cl_count = req.headers.count("Content-Length");
+    if (te_count > 0) {
+        if (cl_count > 0) {
+            return {400, "Content-Length and Transfer-Encoding must not be sent together"};
+        }
+        const std::string te_value = req.get_header_value("Transfer-Encoding");
+        const std::string_view te = trim(te_value);
+        if (te_count > 1 || !iequals(te, "chunked")) {
+            return {501, "only Transfer-Encoding: chunked is supported"};
+        }
+        return {};
+    }
+    if (cl_count > 1) return {400, "more than one Content-Length header"};
+    if (cl_count == 1) {
+        const std::string cl_value = req.get_header_value("Content-Length");
+        const std::string_view text = trim(cl_value);
+        // At most 19 digits, so the value fits in 64 bits.
+        if (text.empty() || text.size() > 19) {
+            if (text.size() > 19 && text.find_first_not_of("0123456789") == std::string_view::npos) {
+                return {413, "request body exceeds the server's limit"};
+            }
+            return {400, "Content-Length is not a valid length"};
+        }
+        uint64_t length = 0;
+        for (const char c : text) {
+            if (c < '0' || c > '9') return {400, "Content-Length is not a valid length"};
+            length = length * 10 + static_cast<uint64_t>(c - '0');
+        }
+        if (length > max_body) return {413, "request body exceeds the server's limit"};
+        return {};
+    }
+    if (method_needs_length(req.method)) {
+        return {411, "a request body needs Content-Length or Transfer-Encoding: chunked"};
+    }
+    return {};
+}
+
+}  // namespace yuzu::http

@@ -1,0 +1,73 @@
+#include "http/request_framing.hpp"
+
+#include <gtest/gtest.h>
+
+namespace yuzu::http {
+namespace {
+
+constexpr size_t kMax = 4096;
+
+httplib::Request post(std::initializer_list<std::pair<const char*, const char*>> headers) {
+    httplib::Request req;
+    req.method = "POST";
+    for (const auto& [k, v] : headers) req.headers.emplace(k, v);
+    return req;
+}
+
+TEST(RequestFraming, PlainLengthsWithinTheLimitPass) {
+    EXPECT_EQ(check_request_framing(post({{"Content-Length", "0"}}), kMax).status, 0);
+    EXPECT_EQ(check_request_framing(post({{"Content-Length", "4096"}}), kMax).status, 0);
+    EXPECT_EQ(check_request_framing(post({{"content-length", " 12 "}}), kMax).status, 0);
+}
+
+TEST(RequestFraming, LengthsOverTheLimitAre413WithoutReading) {
+    EXPECT_EQ(check_request_framing(post({{"Content-Length", "4097"}}), kMax).status, 413);
+    EXPECT_EQ(check_request_framing(post({{"Content-Length", "1000000000000000000"}}), kMax).status,
+              413);
+    // More digits than 64 bits hold is still just "too large".
+    EXPECT_EQ(
+        check_request_framing(post({{"Content-Length", "99999999999999999999999"}}), kMax).status,
+        413);
+}
+
+TEST(RequestFraming, MalformedLengthsAre400) {
+    for (const char* bad : {"-1", "12abc", "", "+5", "0x10", "1e18", "1 2", "١٢"}) {
+        EXPECT_EQ(check_request_framing(post({{"Content-Length", bad}}), kMax).status, 400)
+            << "Content-Length: '" << bad << "'";
+    }
+    EXPECT_EQ(check_request_framing(post({{"Content-Length", "5"}, {"Content-Length", "5"}}), kMax)
+                  .status,
+              400);
+}
+
+TEST(RequestFraming, ChunkedAloneIsTheOnlyTransferEncoding) {
+    EXPECT_EQ(check_request_framing(post({{"Transfer-Encoding", "chunked"}}), kMax).status, 0);
+    EXPECT_EQ(check_request_framing(post({{"transfer-encoding", "Chunked"}}), kMax).status, 0);
+    EXPECT_EQ(check_request_framing(post({{"Transfer-Encoding", "gzip, chunked"}}), kMax).status,
+              501);
+    EXPECT_EQ(check_request_framing(post({{"Transfer-Encoding", "identity"}}), kMax).status, 501);
+    EXPECT_EQ(check_request_framing(
+                  post({{"Transfer-Encoding", "chunked"}, {"Transfer-Encoding", "chunked"}}), kMax)
+                  .status,
+              501);
+    // Both framings at once is the classic smuggling shape.
+    EXPECT_EQ(
+        check_request_framing(post({{"Transfer-Encoding", "chunked"}, {"Content-Length", "3"}}),
+                              kMax)
+            .status,
+        400);
+}
+
+TEST(RequestFraming, BodyMethodsWithoutAnyFramingAre411) {
+    for (const char* method : {"POST", "PUT", "PATCH"}) {
+        httplib::Request req;
+        req.method = method;
+        EXPECT_EQ(check_request_framing(req, kMax).status, 411) << method;
+    }
+    httplib::Request get;
+    get.method = "GET";
+    EXPECT_EQ(check_request_framing(get, kMax).status, 0);
+}
+
+}  // namespace
+}  // namespace yuzu::http
