@@ -19,6 +19,11 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kMemoryPath = ":memory:";
 
+// Conns (on any Database) whose mutex this thread holds. Non-zero makes
+// lock() defer its wait to the new Conn's first use (database.hpp, "Lock
+// order"). A Conn never changes threads, so a thread-local count is exact.
+thread_local int t_conns_held = 0;
+
 std::string errno_text(int err) {
     return std::strerror(err);
 }
@@ -144,13 +149,16 @@ Database::~Database() {
 Conn Database::lock() {
     assert(!held_by_current_thread() &&
            "Database::lock() on a thread that already holds it would deadlock");
-    return Conn(*this);
+    // `held = other.lock()` builds the new Conn before the old one is given
+    // up; taking the new mutex at once would hold both, in an order another
+    // thread may take the other way round.
+    return Conn(*this, /*defer=*/t_conns_held > 0);
 }
 
 // ---- Conn ------------------------------------------------------------------
 
-Conn::Conn(Database& db) : db_(&db), lock_(db.mu_) {
-    db.owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+Conn::Conn(Database& db, bool defer) : db_(&db), lock_(db.mu_, std::defer_lock) {
+    if (!defer) acquire();
 }
 
 Conn::Conn(Conn&& other) noexcept
@@ -169,6 +177,16 @@ Conn::~Conn() {
     release();
 }
 
+void Conn::acquire() const {
+    assert(db_ != nullptr && "Conn used after being moved from");
+    if (lock_.owns_lock()) return;
+    assert(!db_->held_by_current_thread() &&
+           "a second Conn on one Database used on the thread holding the first would deadlock");
+    lock_.lock();
+    db_->owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    ++t_conns_held;
+}
+
 void Conn::release() {
     if (db_ == nullptr || !lock_.owns_lock()) return;
     assert(!db_->tx_open_ && "a Transaction outlived the Conn it came from");
@@ -180,20 +198,18 @@ void Conn::release() {
     db_->begin_failure_ = Status::Ok();
     db_->owner_.store(std::thread::id(), std::memory_order_relaxed);
     lock_.unlock();
+    --t_conns_held;
     db_ = nullptr;
 }
 
-void Conn::assert_held() const {
-    assert(db_ != nullptr && lock_.owns_lock() && "Conn used after being moved from");
-}
-
+// The path is immutable: reading it needs no lock, so it takes none.
 const std::string& Conn::path() const {
-    assert_held();
+    assert(db_ != nullptr && "Conn used after being moved from");
     return db_->path_;
 }
 
 Result<Statement> Conn::prepare(std::string_view sql) & {
-    assert_held();
+    acquire();
     if (sql.empty()) return Status::Internal("prepare on " + db_->path_ + ": the SQL is empty");
     assert(sql.size() < static_cast<size_t>(INT32_MAX));
     sqlite3_stmt* raw = nullptr;
@@ -226,7 +242,7 @@ Result<Statement> Conn::prepare(std::string_view sql) & {
 }
 
 Status Conn::exec(std::string_view sql) {
-    assert_held();
+    acquire();
     if (!db_->begin_failure_.ok()) return db_->begin_failure_;
     const char* next = sql.data();
     const char* const end = sql.data() + sql.size();
@@ -248,17 +264,17 @@ Status Conn::exec(std::string_view sql) {
 }
 
 int64_t Conn::last_insert_rowid() const {
-    assert_held();
+    acquire();
     return sqlite3_last_insert_rowid(db_->handle_);
 }
 
 int Conn::changes() const {
-    assert_held();
+    acquire();
     return sqlite3_changes(db_->handle_);
 }
 
 Transaction Conn::transaction() & {
-    assert_held();
+    acquire();
     assert(!db_->tx_open_ && sqlite3_get_autocommit(db_->handle_) != 0 &&
            "nested transaction: a transaction is already open on this Conn");
     db_->tx_open_ = true;

@@ -14,6 +14,15 @@
 // the connection is free. Calling lock() on a thread that already holds it
 // would deadlock and is asserted. A Conn belongs to the thread that made it:
 // it may be moved, but not handed to another thread.
+//
+// Lock order: a lock() made while this thread already holds a Conn on
+// another Database takes its mutex at the Conn's first use instead (any
+// method but path()). So `held = other->lock();` gives up the old mutex
+// before it takes the new one: replacing a Conn never holds two Databases'
+// mutexes, which would be a lock-order inversion against any thread going
+// the other way. Two Conns that are really used together still nest. A Conn
+// whose only job is to guard a kept Statement (statement.hpp) is therefore
+// taken while the thread holds no other Conn.
 #pragma once
 
 #include <atomic>
@@ -55,6 +64,8 @@ class Database {
     ~Database();
 
     // Blocks until the connection is free; SQL runs through the returned Conn.
+    // When this thread already holds another Database's Conn, the wait moves
+    // to the returned Conn's first use (see "Lock order" above).
     Conn lock();
     const std::string& path() const { return path_; }
 
@@ -104,12 +115,16 @@ class Conn {
 
   private:
     friend class Database;
-    explicit Conn(Database& db);
+    // Takes the mutex now, or at first use when `defer` (see "Lock order").
+    Conn(Database& db, bool defer);
+    // Takes the mutex unless this Conn holds it already; every SQL method
+    // starts here.
+    void acquire() const;
     void release();
-    void assert_held() const;
 
     Database* db_;  // null when moved from
-    std::unique_lock<std::mutex> lock_;
+    // Mutable so that the const accessors can take a deferred lock.
+    mutable std::unique_lock<std::mutex> lock_;
 };
 
 }  // namespace yuzu::store
