@@ -11,7 +11,7 @@ YUZU_DEBIAN_PACKAGES=(
   sqlite3 openssl curl ca-certificates jq
   prometheus json-schema-test-suite
   clang chromium
-  systemd python3-yaml docker-compose
+  systemd python3-yaml docker-compose nginx
 )
 
 yuzu_log() { printf '==> %s\n' "$*" >&2; }
