@@ -51,6 +51,7 @@ struct Connection {
     size_t requests_served = 0;
     bool header_complete = false;  // `buffered` holds a whole header block
     bool lingering = false;        // refused; draining before the close
+    bool holds_body_slot = false;  // served while its body was still arriving
 
     size_t pending() const { return buffered.size() - buffered_offset; }
 };

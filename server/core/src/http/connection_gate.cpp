@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -47,6 +48,48 @@ size_t header_block_end(const std::string& buf, size_t from) {
     return std::string::npos;
 }
 
+bool iequal_prefix(const std::string& buf, size_t at, size_t end, const char* name) {
+    size_t i = at;
+    for (const char* p = name; *p; ++p, ++i) {
+        if (i >= end || std::tolower(static_cast<unsigned char>(buf[i])) != *p) return false;
+    }
+    return i < end && buf[i] == ':';
+}
+
+// Whether the body of the request whose header block ends at `end` is
+// already in `buf` (or there is none). Only a plain Content-Length or a
+// chunked body that visibly ended counts; anything unusual is left to the
+// worker's framing checks, which refuse it without waiting.
+bool body_arrived(const std::string& buf, size_t end) {
+    bool chunked = false;
+    long long length = 0;
+    for (size_t line = buf.find('\n'); line != std::string::npos && line + 1 < end;
+         line = buf.find('\n', line + 1)) {
+        const size_t at = line + 1;
+        if (iequal_prefix(buf, at, end, "transfer-encoding")) chunked = true;
+        if (iequal_prefix(buf, at, end, "content-length")) {
+            size_t i = at + std::strlen("content-length") + 1;
+            while (i < end && (buf[i] == ' ' || buf[i] == '\t')) ++i;
+            long long v = 0;
+            int digits = 0;
+            while (i < end && buf[i] >= '0' && buf[i] <= '9' && digits < 19) {
+                v = v * 10 + (buf[i] - '0');
+                ++i;
+                ++digits;
+            }
+            if (digits == 0 || (i < end && buf[i] >= '0' && buf[i] <= '9')) return true;
+            length = v;
+        }
+    }
+    const size_t have = buf.size() - end;
+    if (chunked) {
+        static const std::string kLastChunk = "0\r\n\r\n";
+        return have >= kLastChunk.size() &&
+               buf.compare(buf.size() - kLastChunk.size(), kLastChunk.size(), kLastChunk) == 0;
+    }
+    return static_cast<long long>(have) >= length;
+}
+
 void peer_of(int fd, std::string& ip, int& port) {
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
@@ -73,6 +116,7 @@ struct ConnectionGate::Waiting {
     std::multimap<SteadyTime, int>::iterator deadline;
     bool reading = false;  // the first byte of a request has arrived
     bool lingering = false;
+    bool awaiting_body_slot = false;  // headers done, body unread, no slot free
     size_t scanned = 0;    // bytes of `buffered` searched for the header end
 };
 
@@ -88,7 +132,8 @@ ConnectionGate::ConnectionGate(GateOptions options, Serve serve, metrics::Regist
                       .Name("yuzu_http_open_connections")
                       .Help("Client connections open on a listener, waiting or being served.")
                       .Register(registry)
-                      .Add({{"listener", options_.listener}})) {}
+                      .Add({{"listener", options_.listener}})),
+      max_body_readers_(std::max(1, options_.workers - std::max(2, options_.workers / 4))) {}
 
 ConnectionGate::~ConnectionGate() {
     shutdown();
@@ -256,6 +301,14 @@ void ConnectionGate::on_readable(int fd) {
     Waiting& w = *found->second;
     Connection& conn = *w.conn;
     const ConnectionLimits& limits = options_.limits;
+    if (w.awaiting_body_slot) {
+        // Only EPOLLRDHUP is watched: the client gave up.
+        auto owned = std::move(w.conn);
+        unwatch(fd, w);
+        waiting_.erase(found);
+        close_connection(std::move(owned));
+        return;
+    }
     if (w.lingering) {
         char sink[kReadChunk];
         ssize_t r;
@@ -326,7 +379,40 @@ void ConnectionGate::on_readable(int fd) {
         return;
     }
     conn.header_complete = true;
-    finish([this](std::unique_ptr<Connection> c) { hand_off(std::move(c)); });
+    if (body_arrived(conn.buffered, end) || body_readers_.load() < max_body_readers_) {
+        if (!body_arrived(conn.buffered, end)) {
+            conn.holds_body_slot = true;
+            body_readers_.fetch_add(1);
+        }
+        finish([this](std::unique_ptr<Connection> c) { hand_off(std::move(c)); });
+        return;
+    }
+    // Every worker but the reserve is already reading a body: this one waits
+    // here, unread, until one finishes, so slow uploads never take the
+    // workers that everything else needs.
+    epoll_event ev{};
+    ev.events = EPOLLRDHUP;
+    ev.data.fd = fd;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
+    deadlines_.erase(w.deadline);
+    w.deadline = deadlines_.emplace(steady_clock::now() + limits.body, fd);
+    w.awaiting_body_slot = true;
+    body_slot_waiters_.push_back(fd);
+}
+
+void ConnectionGate::grant_body_slots() {
+    while (!body_slot_waiters_.empty() && body_readers_.load() < max_body_readers_) {
+        const int fd = body_slot_waiters_.front();
+        body_slot_waiters_.pop_front();
+        auto found = waiting_.find(fd);
+        if (found == waiting_.end() || !found->second->awaiting_body_slot) continue;
+        auto owned = std::move(found->second->conn);
+        unwatch(fd, *found->second);
+        waiting_.erase(found);
+        owned->holds_body_slot = true;
+        body_readers_.fetch_add(1);
+        hand_off(std::move(owned));
+    }
 }
 
 void ConnectionGate::on_deadline(int fd) {
@@ -334,9 +420,13 @@ void ConnectionGate::on_deadline(int fd) {
     if (found == waiting_.end()) return;
     auto owned = std::move(found->second->conn);
     const bool reading = found->second->reading;
+    const bool awaiting_slot = found->second->awaiting_body_slot;
     unwatch(fd, *found->second);
     waiting_.erase(found);
-    if (reading) {
+    if (awaiting_slot) {
+        refuse(std::move(owned), 503, "the server is busy reading other uploads; retry later",
+               "body_slots_full", kBusyRetryAfterS);
+    } else if (reading) {
         refuse(std::move(owned), 408, "request headers did not arrive in time", "header_timeout",
                0);
     } else {
@@ -419,6 +509,7 @@ void ConnectionGate::poll_loop() {
             arrived.swap(inbox_);
         }
         for (auto& conn : arrived) watch(std::move(conn));
+        grant_body_slots();
         const auto after = steady_clock::now();
         while (!deadlines_.empty() && deadlines_.begin()->first <= after) {
             const int fd = deadlines_.begin()->second;
@@ -445,6 +536,13 @@ void ConnectionGate::poll_loop() {
     deadlines_.clear();
 }
 
+void ConnectionGate::release_body_slot(Connection& conn) {
+    if (!conn.holds_body_slot) return;
+    conn.holds_body_slot = false;
+    body_readers_.fetch_sub(1);
+    wake_poller();  // a waiting upload may take the slot
+}
+
 void ConnectionGate::worker_loop() {
     for (;;) {
         std::unique_ptr<Connection> conn;
@@ -460,6 +558,7 @@ void ConnectionGate::worker_loop() {
         AfterServe after = AfterServe::kClose;
         try {
             after = serve_(*conn);
+            release_body_slot(*conn);
         } catch (const std::exception& e) {
             // cpp-httplib catches handler exceptions itself; this is the
             // last guard so nothing escapes a worker thread.

@@ -15,6 +15,10 @@
 // - hand-off: a connection whose header block is complete (for TLS: that has
 //   bytes to read) goes to a bounded queue in front of the worker pool; when
 //   that queue is full the answer is 503 with Retry-After, never a wait.
+//   A request whose body has not fully arrived yet takes a worker only while
+//   a quarter of the workers (at least two) stay free for complete
+//   requests; otherwise it waits here, unread, for --http-body-timeout
+//   (then 503). Slow uploads cannot take every worker.
 // After a request the worker gives the connection back to the poller.
 #pragma once
 
@@ -99,6 +103,9 @@ class ConnectionGate {
     void unwatch(int fd, Waiting& w);
     void hand_off(std::unique_ptr<Connection> conn);
     void close_idle_for_drain();
+    void grant_body_slots();
+    // Any thread.
+    void release_body_slot(Connection& conn);
     // Any thread.
     void park(std::unique_ptr<Connection> conn);
     void linger(std::unique_ptr<Connection> conn);
@@ -111,6 +118,10 @@ class ConnectionGate {
     const Serve serve_;
     metrics::Family<metrics::Counter>& refused_;
     metrics::Gauge& open_gauge_;
+    // Workers that may be reading a request body that has not fully arrived;
+    // the rest are a reserve for requests that are complete.
+    const int max_body_readers_;
+    std::atomic<int> body_readers_{0};
 
     std::atomic<bool> draining_{false};
     std::atomic<bool> stopping_{false};
@@ -132,6 +143,7 @@ class ConnectionGate {
     // Poller thread only.
     std::map<int, std::unique_ptr<Waiting>> waiting_;
     std::multimap<SteadyTime, int> deadlines_;
+    std::deque<int> body_slot_waiters_;
 
     // The hand-off queue in front of the workers.
     std::mutex queue_mu_;

@@ -14,11 +14,12 @@ Result<Authenticated> IdentityResolver::from_token(std::string_view raw) const {
         spdlog::info("token refused: {}", info.status().message());
         return Status::Unauthenticated("invalid or expired token");
     }
-    // A token whose owner is locked or gone stops working with it.
+    // A token whose owner is gone stops working with it. A login lock does
+    // not count: it throttles password guessing, and voiding tokens would let
+    // anyone who knows a username cut its owner off (or lock out the only
+    // administrator's automation).
     auto owner = identity_.users().get_user(info->owner);
-    if (!owner.ok() || owner->locked) {
-        return Status::Unauthenticated("invalid or expired token");
-    }
+    if (!owner.ok()) return Status::Unauthenticated("invalid or expired token");
     Authenticated out;
     out.principal.username = info->owner;
     out.principal.kind =
@@ -31,8 +32,9 @@ Result<Authenticated> IdentityResolver::from_token(std::string_view raw) const {
 Result<Authenticated> IdentityResolver::from_session_cookie(std::string_view secret) const {
     auto session = identity_.sessions().lookup(secret);
     if (!session.ok()) return Status::Unauthenticated("session expired; log in again");
+    // As for tokens: only a user that is gone ends the session, not a lock.
     auto user = identity_.users().get_user(session->username);
-    if (!user.ok() || user->locked) return Status::Unauthenticated("session expired; log in again");
+    if (!user.ok()) return Status::Unauthenticated("session expired; log in again");
     Authenticated out;
     out.principal.username = session->username;
     out.principal.kind = auth::PrincipalKind::kUserSession;
