@@ -27,7 +27,7 @@ int yuzu_server(const std::vector<std::string>& args, std::string* out,
 TEST(AdminCli, TheTopLevelHelpListsEverySubCommand) {
     std::string out;
     ASSERT_EQ(yuzu_server({"--help"}, &out), 0) << out;
-    for (const char* sub : {"enroll-token create", "token create", "user add"}) {
+    for (const char* sub : {"enroll-token create", "token create", "user add", "user unlock"}) {
         EXPECT_NE(out.find(sub), std::string::npos) << sub << " missing from:\n" << out;
     }
     ASSERT_EQ(yuzu_server({"token", "create", "--help"}, &out), 0) << out;

@@ -1,10 +1,13 @@
-// Web login over real HTTP: cookies, wrong passwords, lockout and unlock,
-// logout, CSRF double-submit, and the audit rows they leave.
+// Web login over real HTTP: cookies, wrong passwords, lockout and unlock (by
+// REST and by the CLI), the per-address login rate limit, logout, CSRF
+// double-submit, and the audit rows they leave.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "identity_test_helpers.hpp"
 #include "support/server_process.hpp"
@@ -85,32 +88,56 @@ TEST(IdentitySession, WrongPasswordAndUnknownUserAnswerTheSame401) {
     EXPECT_EQ(bad_json->status, 400);
 }
 
-TEST(IdentitySession, FiveFailuresLockUntilAdminUnlocksAndAllIsAudited) {
+// `yuzu-server ARGS...` beside the running server; stdout and stderr in out.
+int yuzu_server(const std::vector<std::string>& args, std::string* out) {
+    std::vector<std::string> argv = {bin_path("yuzu-server")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_command(argv, out);
+}
+
+bool listed_as_locked(httplib::Client& c, const std::string& token, const std::string& user) {
+    auto listed = c.Get("/api/v1/users", bearer(token));
+    EXPECT_TRUE(listed);
+    if (!listed) return false;
+    EXPECT_EQ(listed->status, 200) << listed->body;
+    const json users = json::parse(listed->body)["users"];
+    for (const auto& u : users) {
+        if (u["username"] == user) return u["locked"].get<bool>();
+    }
+    ADD_FAILURE() << user << " not listed: " << listed->body;
+    return false;
+}
+
+TEST(IdentitySession, FiveFailuresLockWithTheSameAnswerUntilUnlockedAndAllIsAudited) {
     ServerProcess server(server_options());
     httplib::Client c(server.base_url());
     const std::string admin = create_token(c, login(c, "admin", kAdminPassword), "admin-cli");
     const std::string bob_pw = "bob-long-password-1";
     create_user(c, admin, "bob", bob_pw, {"Operator"});
 
+    std::string wrong_message;
     for (int i = 0; i < 5; ++i) {
         auto res = login_json(c, "bob", "wrong-password-" + std::to_string(i));
         ASSERT_TRUE(res);
-        // The fifth wrong password is the one that locks the account.
-        EXPECT_EQ(res->status, i < 4 ? 401 : 403) << "attempt " << i;
+        // The fifth wrong password locks the account, and answers the same.
+        EXPECT_EQ(res->status, 401) << "attempt " << i;
+        const std::string message = json::parse(res->body)["error"]["message"];
+        if (i == 0) wrong_message = message;
+        EXPECT_EQ(message, wrong_message) << "attempt " << i;
     }
+    // Locked: even the right password is refused, with a wrong password's
+    // answer, so the refusal does not tell that bob exists.
     auto locked = login_json(c, "bob", bob_pw);
     ASSERT_TRUE(locked);
-    EXPECT_EQ(locked->status, 403);
-    EXPECT_EQ(json::parse(locked->body)["error"]["message"], "account locked");
+    EXPECT_EQ(locked->status, 401);
+    EXPECT_EQ(json::parse(locked->body)["error"]["message"], wrong_message);
+    EXPECT_TRUE(set_cookie(*locked, "yuzu_session").empty());
+    auto unknown = login_json(c, "nobody", bob_pw);
+    ASSERT_TRUE(unknown);
+    EXPECT_EQ(unknown->status, 401);
+    EXPECT_EQ(json::parse(unknown->body)["error"]["message"], wrong_message);
 
-    auto listed = c.Get("/api/v1/users", bearer(admin));
-    ASSERT_TRUE(listed);
-    ASSERT_EQ(listed->status, 200);
-    bool saw_locked = false;
-    const json users = json::parse(listed->body)["users"];
-    for (const auto& u : users)
-        if (u["username"] == "bob") saw_locked = u["locked"].get<bool>();
-    EXPECT_TRUE(saw_locked) << listed->body;
+    EXPECT_TRUE(listed_as_locked(c, admin, "bob"));
 
     auto unlock = c.Post("/api/v1/users/bob/unlock", bearer(admin), "", "application/json");
     ASSERT_TRUE(unlock);
@@ -128,7 +155,22 @@ TEST(IdentitySession, FiveFailuresLockUntilAdminUnlocksAndAllIsAudited) {
     }
     EXPECT_EQ(failures, 6);  // five wrong passwords and the refused locked attempt
     EXPECT_EQ(successes, 1);
+    // The detail, for administrators only, says why each was refused.
+    int bad_credentials = 0;
+    int just_locked = 0;
+    int refused_locked = 0;
+    for (const auto& e : logins) {
+        bad_credentials += e["detail"] == "bad_credentials" ? 1 : 0;
+        just_locked += e["detail"] == "just_locked" ? 1 : 0;
+        refused_locked += e["detail"] == "locked" ? 1 : 0;
+    }
+    EXPECT_EQ(bad_credentials, 4);
+    EXPECT_EQ(just_locked, 1);
+    EXPECT_EQ(refused_locked, 1);
     EXPECT_EQ(audit_events(c, admin, "action=auth.lockout&target_id=bob").size(), 1u);
+    const json unknown_rows = audit_events(c, admin, "action=auth.login&target_id=nobody");
+    ASSERT_EQ(unknown_rows.size(), 1u);
+    EXPECT_EQ(unknown_rows[0]["detail"], "unknown_user");
     const json unlocks = audit_events(c, admin, "action=user.unlock&target_id=bob");
     ASSERT_EQ(unlocks.size(), 1u);
     EXPECT_EQ(unlocks[0]["principal"], "admin");
@@ -139,6 +181,106 @@ TEST(IdentitySession, FiveFailuresLockUntilAdminUnlocksAndAllIsAudited) {
     auto denied = c.Post("/api/v1/users/admin/unlock", bearer(bob_token), "", "application/json");
     ASSERT_TRUE(denied);
     EXPECT_EQ(denied->status, 403);
+}
+
+TEST(IdentitySession, ALockedAdminKeepsItsTokenAndSessionAndTheCliUnlocksIt) {
+    ServerProcess server(server_options());
+    httplib::Client c(server.base_url());
+    const Session session = login(c, "admin", kAdminPassword);
+    const std::string token = create_token(c, session, "admin-automation");
+    for (int i = 0; i < 5; ++i) {
+        auto res = login_json(c, "admin", "wrong-password-" + std::to_string(i));
+        ASSERT_TRUE(res);
+        EXPECT_EQ(res->status, 401) << "attempt " << i;
+    }
+    auto refused = login_json(c, "admin", kAdminPassword);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 401) << refused->body;
+
+    // The lock throttles password guessing and nothing else: the token and
+    // the session made before it keep working.
+    EXPECT_TRUE(listed_as_locked(c, token, "admin"));
+    auto me = c.Get("/api/v1/me", session.headers(false));
+    ASSERT_TRUE(me);
+    EXPECT_EQ(me->status, 200) << me->body;
+
+    // The way back in that needs no login: the CLI, beside the live server.
+    std::string out;
+    ASSERT_EQ(yuzu_server({"user", "unlock", "admin", "--data-dir", server.data_dir()}, &out), 0)
+        << out;
+    EXPECT_EQ(json::parse(out, nullptr, false), (json{{"username", "admin"}, {"unlocked", true}}))
+        << out;
+    EXPECT_FALSE(listed_as_locked(c, token, "admin"));
+    auto ok = login_json(c, "admin", kAdminPassword);
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->status, 200) << ok->body;
+
+    const json unlocks = audit_events(c, token, "action=user.unlock&target_id=admin");
+    ASSERT_EQ(unlocks.size(), 1u) << unlocks.dump();
+    EXPECT_EQ(unlocks[0]["principal"].get<std::string>().rfind("cli:", 0), 0u) << unlocks.dump();
+    EXPECT_EQ(unlocks[0]["result"], "success");
+
+    EXPECT_EQ(yuzu_server({"user", "unlock", "nobody", "--data-dir", server.data_dir()}, &out), 2);
+    EXPECT_NE(out.find("no user 'nobody'"), std::string::npos) << out;
+    EXPECT_EQ(yuzu_server({"user", "unlock", "--data-dir", server.data_dir()}, &out), 2) << out;
+    ASSERT_EQ(yuzu_server({"user", "unlock", "--help"}, &out), 0) << out;
+    EXPECT_NE(out.find("--data-dir"), std::string::npos) << out;
+}
+
+TEST(IdentitySession, TheEleventhRapidLoginFromOneAddressIs429WithRetryAfter) {
+    ServerProcess server(server_options());
+    httplib::Client c(server.base_url());
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 1; i <= 10; ++i) {
+        auto res = login_json(c, "nobody", "not-the-password-at-all");
+        ASSERT_TRUE(res);
+        ASSERT_EQ(res->status, 401) << "attempt " << i << ": " << res->body;
+    }
+    // One attempt comes back every 3 s; a slow (sanitizer) build can earn one
+    // while the ten run, and then the 429 comes an attempt or two later.
+    const bool refilled = std::chrono::steady_clock::now() - start >= std::chrono::seconds(3);
+    int extra_admitted = 0;
+    int status = 0;
+    std::string retry_after;
+    std::string body;
+    while (extra_admitted < 5) {
+        // The right password, to show the limit comes before any check.
+        auto res = login_json(c, "admin", kAdminPassword);
+        ASSERT_TRUE(res);
+        status = res->status;
+        retry_after = res->get_header_value("Retry-After");
+        body = res->body;
+        if (status == 429) break;
+        ++extra_admitted;
+    }
+    ASSERT_EQ(status, 429) << body;
+    if (!refilled) {
+        EXPECT_EQ(extra_admitted, 0) << "the 11th attempt was let through";
+    }
+    ASSERT_FALSE(retry_after.empty());
+    EXPECT_GE(std::stoi(retry_after), 1);
+    EXPECT_LE(std::stoi(retry_after), 3);
+    const json error = json::parse(body)["error"];
+    EXPECT_EQ(error["code"], 429);
+    EXPECT_NE(error["message"].get<std::string>().find("try again in"), std::string::npos) << body;
+    // A second refusal in the same run answers the same.
+    auto again = login_json(c, "admin", kAdminPassword);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->status, 429);
+    EXPECT_FALSE(again->get_header_value("Retry-After").empty());
+
+    // This address cannot log in now, so the audit is read with a CLI token.
+    std::string out;
+    ASSERT_EQ(
+        yuzu_server({"token", "create", "--data-dir", server.data_dir(), "--user", "admin"}, &out),
+        0)
+        << out;
+    const std::string token = json::parse(out)["token"];
+    // One row for the run of refusals, not one per request.
+    const json denied = audit_events(c, token, "action=auth.login&result=denied");
+    ASSERT_EQ(denied.size(), 1u) << denied.dump();
+    EXPECT_EQ(denied[0]["detail"], "rate_limited");
+    EXPECT_EQ(denied[0]["target_id"], "admin");
 }
 
 TEST(IdentitySession, CsrfIsRequiredForCookiePostsAndLogoutEndsTheSession) {

@@ -39,8 +39,7 @@ class BootstrapAdminTest : public ::testing::Test {
         auto db = store::Database::open((dir_ / "auth.db").string());
         ASSERT_TRUE(db.ok()) << db.status().to_string();
         db_ = std::move(*db);
-        Status migrated =
-            store::apply_migrations(*db_, "auth.db", std::span(&kIdentitySchemaMigration, 1));
+        Status migrated = store::apply_migrations(*db_, "auth.db", auth_migrations());
         ASSERT_TRUE(migrated.ok()) << migrated.to_string();
         users_ = std::make_unique<UserStore>(*db_, clock_, UserStoreOptions{kTestLogN});
     }
@@ -150,8 +149,7 @@ TEST_F(BootstrapAdminTest, GeneratedPasswordsDiffer) {
     testing::TempDir other_dir;
     auto db = store::Database::open(":memory:");
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE(
-        store::apply_migrations(**db, "auth.db", std::span(&kIdentitySchemaMigration, 1)).ok());
+    ASSERT_TRUE(store::apply_migrations(**db, "auth.db", auth_migrations()).ok());
     UserStore other(**db, clock_, UserStoreOptions{kTestLogN});
     ASSERT_TRUE(bootstrap_admin(other, other_dir.str(), "", "").ok());
     EXPECT_NE(read_file(other_dir / "initial-admin-password"), first);

@@ -187,8 +187,7 @@ class RbacTest : public ::testing::Test {
         auto db = store::Database::open(":memory:");
         ASSERT_TRUE(db.ok()) << db.status().to_string();
         db_ = std::move(*db);
-        Status migrated =
-            store::apply_migrations(*db_, "auth.db", std::span(&kIdentitySchemaMigration, 1));
+        Status migrated = store::apply_migrations(*db_, "auth.db", auth_migrations());
         ASSERT_TRUE(migrated.ok()) << migrated.to_string();
         users_ = std::make_unique<UserStore>(*db_, clock_, UserStoreOptions{kTestLogN});
         groups_ = std::make_unique<ManagementGroupStore>(*db_, clock_);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <span>
 #include <thread>
@@ -24,10 +25,16 @@ std::unique_ptr<store::Database> open_auth_db() {
     auto db = store::Database::open(":memory:");
     EXPECT_TRUE(db.ok()) << db.status().to_string();
     if (!db.ok()) return nullptr;
-    Status migrated =
-        store::apply_migrations(**db, "auth.db", std::span(&kIdentitySchemaMigration, 1));
+    Status migrated = store::apply_migrations(**db, "auth.db", auth_migrations());
     EXPECT_TRUE(migrated.ok()) << migrated.to_string();
     return std::move(*db);
+}
+
+// The refusal every failed login answers, whatever the reason.
+void expect_refused(const Result<User>& r) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kUnauthenticated);
+    EXPECT_EQ(r.status().message(), kLoginRefusedMessage);
 }
 
 std::string stored_hash(store::Database& db, const std::string& username) {
@@ -146,8 +153,11 @@ TEST_F(UserStoreTest, UnknownUserAndWrongPasswordLookTheSame) {
     EXPECT_EQ(wrong.status().message(), unknown.status().message());
     EXPECT_EQ(wrong.status().message(), malformed.status().message());
     EXPECT_EQ(wrong.status().message().find("alice"), std::string::npos);
+    EXPECT_EQ(wrong.status().message(), kLoginRefusedMessage);
+    // Only the outcome, meant for the audit row, tells them apart.
     EXPECT_EQ(attempt("alice", "wrong again, alice"), AuthOutcome::kBadCredentials);
-    EXPECT_EQ(attempt("mallory", "wrong again, alice"), AuthOutcome::kBadCredentials);
+    EXPECT_EQ(attempt("mallory", "wrong again, alice"), AuthOutcome::kUnknownUser);
+    EXPECT_EQ(attempt("Not A Username", "wrong again, alice"), AuthOutcome::kUnknownUser);
 }
 
 TEST_F(UserStoreTest, UnknownUserCostsAsMuchAsAWrongPassword) {
@@ -182,30 +192,88 @@ TEST_F(UserStoreTest, LocksAfterExactlyFiveFailures) {
     AuthOutcome outcome = AuthOutcome::kError;
     auto fifth = users_->authenticate("alice", "wrong password!", &outcome);
     EXPECT_EQ(outcome, AuthOutcome::kJustLocked);
-    EXPECT_EQ(fifth.status().code(), StatusCode::kPermissionDenied);
-    EXPECT_NE(fifth.status().message().find("account locked"), std::string::npos);
+    expect_refused(fifth);
 
     auto alice = users_->get_user("alice");
     ASSERT_TRUE(alice.ok());
     EXPECT_TRUE(alice->locked);
     EXPECT_EQ(alice->failed_logins, kMaxConsecutiveFailedLogins);
     EXPECT_EQ(alice->locked_at_ms, 1'750'000'000'000);
+    EXPECT_EQ(alice->locked_until_ms, 1'750'000'000'000 + kFirstLockoutMs);
 }
 
-TEST_F(UserStoreTest, LockedAccountRefusesTheRightPassword) {
-    for (int i = 0; i < kMaxConsecutiveFailedLogins; ++i) (void)attempt("alice", "wrong password!");
+TEST_F(UserStoreTest, LockedAccountRefusesTheRightPasswordWithTheSameAnswer) {
+    auto wrong = users_->authenticate("alice", "wrong password!");
+    for (int i = 1; i < kMaxConsecutiveFailedLogins; ++i) (void)attempt("alice", "wrong password!");
     AuthOutcome outcome = AuthOutcome::kError;
     auto r = users_->authenticate("alice", kAlicePassword, &outcome);
     EXPECT_EQ(outcome, AuthOutcome::kLocked);
-    EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied);
-    EXPECT_NE(r.status().message().find("account locked"), std::string::npos);
-    // Further wrong attempts neither count nor change the lock time.
-    clock_.advance_ms(60'000);
+    expect_refused(r);
+    // Nothing in the answer says "locked": it is a wrong password's answer.
+    EXPECT_EQ(r.status().code(), wrong.status().code());
+    EXPECT_EQ(r.status().message(), wrong.status().message());
+    // Further wrong attempts neither count nor change the lock.
+    const int64_t locked_at = clock_.now_ms();
+    clock_.advance_ms(30'000);
     EXPECT_EQ(attempt("alice", "wrong password!"), AuthOutcome::kLocked);
     auto alice = users_->get_user("alice");
     ASSERT_TRUE(alice.ok());
     EXPECT_EQ(alice->failed_logins, kMaxConsecutiveFailedLogins);
-    EXPECT_EQ(alice->locked_at_ms, clock_.now_ms() - 60'000);
+    EXPECT_EQ(alice->locked_at_ms, locked_at);
+    EXPECT_EQ(alice->locked_until_ms, locked_at + kFirstLockoutMs);
+}
+
+TEST(LockoutDuration, DoublesFromOneMinuteToAnHour) {
+    EXPECT_EQ(lockout_duration_ms(0), 0);
+    EXPECT_EQ(lockout_duration_ms(kMaxConsecutiveFailedLogins - 1), 0);
+    const int64_t minute = 60'000;
+    EXPECT_EQ(lockout_duration_ms(5), 1 * minute);
+    EXPECT_EQ(lockout_duration_ms(6), 2 * minute);
+    EXPECT_EQ(lockout_duration_ms(7), 4 * minute);
+    EXPECT_EQ(lockout_duration_ms(8), 8 * minute);
+    EXPECT_EQ(lockout_duration_ms(9), 16 * minute);
+    EXPECT_EQ(lockout_duration_ms(10), 32 * minute);
+    EXPECT_EQ(lockout_duration_ms(11), 60 * minute);  // 64 minutes, capped
+    EXPECT_EQ(lockout_duration_ms(1'000'000), kMaxLockoutMs);
+    EXPECT_EQ(lockout_duration_ms(std::numeric_limits<int>::max()), kMaxLockoutMs);
+}
+
+TEST_F(UserStoreTest, ALockEndsByItselfAndEachRelockLastsTwiceAsLong) {
+    for (int i = 0; i < kMaxConsecutiveFailedLogins; ++i) (void)attempt("alice", "wrong password!");
+    // One millisecond before the end the right password is still refused...
+    clock_.advance_ms(kFirstLockoutMs - 1);
+    EXPECT_EQ(attempt("alice", kAlicePassword), AuthOutcome::kLocked);
+    EXPECT_TRUE(users_->get_user("alice")->locked);
+    // ...and at the end the lock is gone, though the count remains.
+    clock_.advance_ms(1);
+    auto alice = users_->get_user("alice");
+    ASSERT_TRUE(alice.ok());
+    EXPECT_FALSE(alice->locked);
+    EXPECT_EQ(alice->failed_logins, kMaxConsecutiveFailedLogins);
+
+    // Each failure after a lock has ended locks again, for twice as long.
+    int64_t expected_ms = kFirstLockoutMs;
+    for (int failures = kMaxConsecutiveFailedLogins + 1; failures <= 12; ++failures) {
+        expected_ms = std::min(expected_ms * 2, kMaxLockoutMs);
+        const int64_t now = clock_.now_ms();
+        EXPECT_EQ(attempt("alice", "wrong password!"), AuthOutcome::kJustLocked) << failures;
+        alice = users_->get_user("alice");
+        ASSERT_TRUE(alice.ok());
+        EXPECT_EQ(alice->failed_logins, failures);
+        EXPECT_EQ(alice->locked_until_ms, now + expected_ms) << failures;
+        clock_.advance_ms(expected_ms);
+    }
+    EXPECT_EQ(expected_ms, kMaxLockoutMs);
+    // After the last lock ends the right password works and resets all.
+    EXPECT_EQ(attempt("alice", kAlicePassword), AuthOutcome::kOk);
+    alice = users_->get_user("alice");
+    ASSERT_TRUE(alice.ok());
+    EXPECT_EQ(alice->failed_logins, 0);
+    EXPECT_EQ(alice->locked_until_ms, 0);
+    EXPECT_EQ(alice->locked_at_ms, 0);
+    // A fresh count: the next lock is a short one again.
+    for (int i = 0; i < kMaxConsecutiveFailedLogins; ++i) (void)attempt("alice", "wrong password!");
+    EXPECT_EQ(users_->get_user("alice")->locked_until_ms, clock_.now_ms() + kFirstLockoutMs);
 }
 
 TEST_F(UserStoreTest, UnlockClearsTheLock) {
@@ -217,12 +285,93 @@ TEST_F(UserStoreTest, UnlockClearsTheLock) {
     EXPECT_FALSE(alice->locked);
     EXPECT_EQ(alice->failed_logins, 0);
     EXPECT_EQ(alice->locked_at_ms, 0);
+    EXPECT_EQ(alice->locked_until_ms, 0);
     EXPECT_EQ(attempt("alice", kAlicePassword), AuthOutcome::kOk);
     // A fresh count: four more failures do not lock.
     for (int i = 1; i < kMaxConsecutiveFailedLogins; ++i) (void)attempt("alice", "wrong password!");
     EXPECT_FALSE(users_->get_user("alice")->locked);
 
     EXPECT_EQ(users_->unlock("nobody").code(), StatusCode::kNotFound);
+}
+
+TEST_F(UserStoreTest, UnknownNamesLockAfterFiveFailuresLikeRealOnes) {
+    auto wrong = users_->authenticate("alice", "wrong password!");
+    for (int i = 1; i < kMaxConsecutiveFailedLogins; ++i) {
+        EXPECT_EQ(attempt("mallory", "a guess at it"), AuthOutcome::kUnknownUser) << i;
+    }
+    AuthOutcome outcome = AuthOutcome::kError;
+    auto fifth = users_->authenticate("mallory", "a guess at it", &outcome);
+    EXPECT_EQ(outcome, AuthOutcome::kJustLocked);
+    expect_refused(fifth);
+    EXPECT_EQ(fifth.status().message(), wrong.status().message());
+    // Locked: attempts do not count, until the lock ends by itself.
+    clock_.advance_ms(kFirstLockoutMs - 1);
+    EXPECT_EQ(attempt("mallory", "a guess at it"), AuthOutcome::kLocked);
+    clock_.advance_ms(1);
+    EXPECT_EQ(attempt("mallory", "a guess at it"), AuthOutcome::kJustLocked);  // the 6th: 2 min
+    clock_.advance_ms(2 * kFirstLockoutMs - 1);
+    EXPECT_EQ(attempt("mallory", "a guess at it"), AuthOutcome::kLocked);
+    clock_.advance_ms(1);
+    EXPECT_EQ(attempt("mallory", "a guess at it"), AuthOutcome::kJustLocked);
+    // Other names, real or not, are not affected.
+    EXPECT_EQ(attempt("trudy", "a guess at it"), AuthOutcome::kUnknownUser);
+    EXPECT_EQ(attempt("alice", kAlicePassword), AuthOutcome::kOk);
+}
+
+TEST(UserStoreUnknownNames, TheCountIsKeptForABoundedNumberOfNames) {
+    auto db = open_auth_db();
+    ASSERT_NE(db, nullptr);
+    ManualClock clock;
+    UserStoreOptions options{kTestLogN};
+    options.max_tracked_unknown_users = 3;
+    UserStore users(*db, clock, options);
+    const auto attempt = [&](const std::string& name) {
+        AuthOutcome outcome = AuthOutcome::kError;
+        (void)users.authenticate(name, "a guess at it", &outcome);
+        return outcome;
+    };
+    for (int i = 0; i < kMaxConsecutiveFailedLogins; ++i) (void)attempt("eve");
+    ASSERT_EQ(attempt("eve"), AuthOutcome::kLocked);
+    // Two more names fit beside eve; trying eve again keeps it the most recent.
+    EXPECT_EQ(attempt("mallory"), AuthOutcome::kUnknownUser);
+    EXPECT_EQ(attempt("eve"), AuthOutcome::kLocked);
+    EXPECT_EQ(attempt("trudy"), AuthOutcome::kUnknownUser);
+    // A fourth name pushes out the least recently tried (mallory), not eve.
+    EXPECT_EQ(attempt("oscar"), AuthOutcome::kUnknownUser);
+    EXPECT_EQ(attempt("eve"), AuthOutcome::kLocked);
+    // Three more new names push out trudy, oscar and then eve: forgotten, it
+    // counts from one again.
+    for (const char* name : {"peggy", "victor", "walter"}) (void)attempt(name);
+    for (int i = 1; i < kMaxConsecutiveFailedLogins; ++i) {
+        EXPECT_EQ(attempt("eve"), AuthOutcome::kUnknownUser) << i;
+    }
+    EXPECT_EQ(attempt("eve"), AuthOutcome::kJustLocked);
+}
+
+TEST_F(UserStoreTest, ALockedAccountCostsAsMuchAsAWrongPassword) {
+    // As UnknownUserCostsAsMuchAsAWrongPassword: a locked account that
+    // answered without hashing would tell that the name exists.
+    UserStore slow(*db_, clock_, UserStoreOptions{13});
+    ASSERT_TRUE(slow.create_user("slowpoke", "slowpoke's password", {}).ok());
+    ASSERT_TRUE(slow.create_user("lockedout", "lockedout's password", {}).ok());
+    for (int i = 0; i < kMaxConsecutiveFailedLogins; ++i) {
+        (void)slow.authenticate("lockedout", "a wrong password");
+    }
+    ASSERT_TRUE(slow.get_user("lockedout")->locked);
+    const auto time_one = [&](const std::string& user) {
+        const auto start = std::chrono::steady_clock::now();
+        (void)slow.authenticate(user, "a wrong password");
+        return std::chrono::steady_clock::now() - start;
+    };
+    std::vector<std::chrono::nanoseconds> unlocked, locked;
+    for (int i = 0; i < 3; ++i) {
+        unlocked.push_back(time_one("slowpoke"));
+        locked.push_back(time_one("lockedout"));
+        ASSERT_TRUE(slow.unlock("slowpoke").ok());  // keep slowpoke's count below the limit
+    }
+    std::sort(unlocked.begin(), unlocked.end());
+    std::sort(locked.begin(), locked.end());
+    EXPECT_GT(locked[1] * 4, unlocked[1]) << "locked accounts skip the hash";
 }
 
 TEST_F(UserStoreTest, SuccessResetsTheFailureCount) {
@@ -309,9 +458,42 @@ TEST(UserStoreEmpty, HasUsersReflectsTheTable) {
     EXPECT_TRUE(*users.has_users());
 }
 
+TEST(UserStoreMigration, ALockFromBeforeExpiryEndsAMinuteAfterItBegan) {
+    // auth.db as version 2 left it: a lock had no end.
+    auto opened = store::Database::open(":memory:");
+    ASSERT_TRUE(opened.ok());
+    auto db = std::move(*opened);
+    ASSERT_TRUE(store::apply_migrations(*db, "auth.db", auth_migrations().first(2)).ok());
+    const int64_t locked_at = 1'700'000'000'000;
+    {
+        auto conn = db->lock();
+        const std::string rows =
+            "INSERT INTO users(username, password_hash, created_at_ms, password_changed_at_ms,"
+            " failed_logins, locked, locked_at_ms) VALUES('admin', 'x', 1, 1, 5, 1, " +
+            std::to_string(locked_at) + "), ('bob', 'x', 1, 1, 2, 0, 0)";
+        ASSERT_TRUE(conn.exec(rows).ok());
+    }
+    ASSERT_TRUE(store::apply_migrations(*db, "auth.db", auth_migrations()).ok());
+    ManualClock clock(locked_at + kFirstLockoutMs - 1);
+    UserStore users(*db, clock, UserStoreOptions{kTestLogN});
+    auto admin = users.get_user("admin");
+    ASSERT_TRUE(admin.ok()) << admin.status().to_string();
+    EXPECT_TRUE(admin->locked);
+    EXPECT_EQ(admin->locked_until_ms, locked_at + kFirstLockoutMs);
+    EXPECT_EQ(admin->failed_logins, 5);
+    clock.advance_ms(1);
+    EXPECT_FALSE(users.get_user("admin")->locked);
+    auto bob = users.get_user("bob");
+    ASSERT_TRUE(bob.ok());
+    EXPECT_FALSE(bob->locked);
+    EXPECT_EQ(bob->locked_until_ms, 0);
+    EXPECT_EQ(bob->failed_logins, 2);
+}
+
 TEST(AuthOutcomeName, SpellingsForAuditRows) {
     EXPECT_EQ(auth_outcome_name(AuthOutcome::kOk), "ok");
     EXPECT_EQ(auth_outcome_name(AuthOutcome::kBadCredentials), "bad_credentials");
+    EXPECT_EQ(auth_outcome_name(AuthOutcome::kUnknownUser), "unknown_user");
     EXPECT_EQ(auth_outcome_name(AuthOutcome::kLocked), "locked");
     EXPECT_EQ(auth_outcome_name(AuthOutcome::kJustLocked), "just_locked");
     EXPECT_EQ(auth_outcome_name(AuthOutcome::kError), "error");

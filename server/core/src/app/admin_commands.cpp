@@ -44,6 +44,10 @@ struct UserAdd {
     std::string password_file;
 };
 
+struct UserUnlock {
+    std::string username;
+};
+
 std::string local_user() {
     if (const passwd* pw = ::getpwuid(::geteuid()); pw != nullptr) return pw->pw_name;
     return "uid:" + std::to_string(::geteuid());
@@ -199,6 +203,28 @@ int run_user_add(const CommonOptions& common, const UserAdd& u) {
     return 0;
 }
 
+// The way back in for a locked-out administrator: it needs the data dir, not
+// a login, and the lock leaves the user's tokens and sessions working.
+int run_user_unlock(const CommonOptions& common, const UserUnlock& u) {
+    const std::string cmd = "user unlock";
+    auto stores = open_stores(common);
+    if (!stores.ok()) return fail(cmd, stores.status().message(), exit_code_for(stores.status()));
+    const Status st = stores->identity->users().unlock(u.username);
+    const Status audited = record(*stores->audit, "user.unlock", "user", u.username,
+                                  st.ok() ? "success" : result_for(st), st.message());
+    if (!st.ok()) {
+        return fail(
+            cmd, st.code() == StatusCode::kNotFound ? "no user '" + u.username + "'" : st.message(),
+            exit_code_for(st));
+    }
+    if (!audited.ok()) {
+        return fail(cmd, "user unlocked, but the audit write failed: " + audited.message(), 1);
+    }
+    std::printf("%s\n",
+                nlohmann::json{{"username", u.username}, {"unlocked", true}}.dump().c_str());
+    return 0;
+}
+
 }  // namespace
 
 long long parse_duration_s(const std::string& text) {
@@ -245,10 +271,12 @@ int run_admin_command(int argc, const char* const* argv) {
     CommonOptions common;
     TokenCreate token;
     UserAdd user;
+    UserUnlock unlock;
     CLI::App app{group == "token" ? "Manage API and MCP tokens" : "Manage users",
                  "yuzu-server " + group};
     app.require_subcommand(1);
     CLI::App* sub = nullptr;
+    CLI::App* unlock_sub = nullptr;
     if (group == "token") {
         sub = app.add_subcommand("create", "Create a token for a user and print it once");
         sub->add_option("--user", token.user, "The user the token acts as")->capture_default_str();
@@ -265,6 +293,12 @@ int run_admin_command(int argc, const char* const* argv) {
         sub->add_option("--role", user.roles, "A built-in role name (repeatable)");
         sub->add_option("--password-file", user.password_file,
                         "File holding the password (else YUZU_USER_PASSWORD)");
+        unlock_sub = app.add_subcommand(
+            "unlock",
+            "Clear a user's login lock and failure count (its tokens and sessions never stopped "
+            "working)");
+        unlock_sub->add_option("username", unlock.username, "The locked user's name")->required();
+        add_common(*unlock_sub, common);
     }
     add_common(*sub, common);
     try {
@@ -276,7 +310,9 @@ int run_admin_command(int argc, const char* const* argv) {
     } catch (const CLI::ParseError& e) {
         return fail(group, e.what(), 2);
     }
-    return group == "token" ? run_token_create(common, token) : run_user_add(common, user);
+    if (group == "token") return run_token_create(common, token);
+    if (unlock_sub != nullptr && unlock_sub->parsed()) return run_user_unlock(common, unlock);
+    return run_user_add(common, user);
 }
 
 }  // namespace yuzu::app

@@ -125,7 +125,9 @@ Status validate_config(const ServerConfig& c) {
     if (c.max_request_body < 1024 || c.max_request_body > (1ULL << 30)) {
         return Status::InvalidArgument("--max-request-body must be from 1KiB to 1GiB");
     }
-    const auto in_range = [](long long v, long long lo, long long hi) { return v >= lo && v <= hi; };
+    const auto in_range = [](long long v, long long lo, long long hi) {
+        return v >= lo && v <= hi;
+    };
     if (!in_range(c.http_idle_timeout_s, 1, 3600)) {
         return Status::InvalidArgument("--http-idle-timeout must be from 1 to 3600 seconds");
     }
@@ -215,7 +217,8 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
         "Sub-commands (each has --help; all take --data-dir and run beside a live server):\n"
         "  enroll-token create   create an agent enrollment token\n"
         "  token create          create an API or MCP token for a user\n"
-        "  user add              create a user with built-in roles");
+        "  user add              create a user with built-in roles\n"
+        "  user unlock NAME      clear a user's login lock (its tokens keep working)");
 
     std::string config_file;  // read before parsing, by config_path()
     app.add_option("--config", config_file,

@@ -16,6 +16,7 @@
 #include "yuzu/audit/instrumented_audit_log.hpp"
 #include "yuzu/audit/sqlite_audit_log.hpp"
 #include "yuzu/auth/identity.hpp"
+#include "yuzu/auth/login_throttle.hpp"
 #include "yuzu/common/readiness.hpp"
 #include "yuzu/compliance/compliance.hpp"
 #include "yuzu/execution/executions.hpp"
@@ -53,6 +54,7 @@ struct ServerApp::Parts {
     std::unique_ptr<execution::Executions> executions;
     std::unique_ptr<web::ExecutionContext> web_executions;
     std::unique_ptr<compliance::Compliance> compliance;
+    std::unique_ptr<auth::LoginThrottle> login_throttle;  // outlives web, which points at it
     std::unique_ptr<web::WebContext> web;
     mcp::McpSettings mcp_settings;
     mcp::Catalogues mcp_catalogues;
@@ -125,7 +127,6 @@ Status ServerApp::wire_fleet(Parts& p) {
     listener.tls_key_file = c.agent_tls_key_file;
     listener.worker_threads = c.agent_worker_threads;
     listener.max_request_body = size_t{16} * 1024 * 1024;  // inventory reports
-    listener.write_timeout_s = 30;
     listener.idle_timeout_s = c.http_idle_timeout_s;
     listener.header_timeout_s = c.http_header_timeout_s;
     listener.body_timeout_s = c.http_body_timeout_s;
@@ -297,6 +298,8 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
     parts->web->approvals = parts->approvals.get();
     parts->web->executions = parts->web_executions.get();
     parts->web->compliance = parts->compliance.get();
+    parts->login_throttle = std::make_unique<auth::LoginThrottle>(SystemClock::instance());
+    parts->web->login_throttle = parts->login_throttle.get();
     web::register_health_routes(*parts->management, parts->readiness, parts->metrics);
     web::register_rest_routes(*parts->management, *parts->web);
     YUZU_RETURN_IF_ERROR(wire_mcp(*parts));

@@ -5,8 +5,8 @@
 namespace yuzu::auth {
 
 std::span<const store::Migration> auth_migrations() {
-    static const std::array<store::Migration, 2> kMigrations = {kIdentitySchemaMigration,
-                                                                kCredentialSchemaMigration};
+    static const std::array<store::Migration, 3> kMigrations = {
+        kIdentitySchemaMigration, kCredentialSchemaMigration, kLockExpiryMigration};
     return kMigrations;
 }
 

@@ -1,5 +1,6 @@
 // auth.db version 1: users, global role assignments, management groups, their
-// members and group-scoped role assignments.
+// members and group-scoped role assignments; version 3: login locks that end
+// by themselves.
 //
 // Role names are not foreign keys: roles are compiled in (roles.cpp) and the
 // stores validate names before writing. Group-role principals are not foreign
@@ -72,6 +73,24 @@ INSERT INTO management_groups(id, name, description, parent_id, membership_type,
 VALUES ('000000000000', 'All devices', 'Every agent, whatever group it is in', NULL,
         'static', '', 'system', CAST(strftime('%s', 'now') AS INTEGER) * 1000,
         CAST(strftime('%s', 'now') AS INTEGER) * 1000);
+)sql",
+};
+
+// Version 3. Before it a lock lasted until an administrator cleared it, so
+// five wrong passwords for the only administrator locked everybody out for
+// good. Now a lock ends at locked_until_ms (UserStore's back-off), and the
+// old `locked` flag is neither read nor written; it stays only because
+// dropping a column means rebuilding the table.
+const store::Migration kLockExpiryMigration = {
+    3,
+    "lock_expiry",
+    R"sql(
+ALTER TABLE users ADD COLUMN locked_until_ms INTEGER NOT NULL DEFAULT 0;
+
+-- A lock from before version 3 ends as the first step of the back-off would
+-- have ended it, 60 s after it began, so an upgrade frees a locked account.
+UPDATE users SET locked_until_ms = locked_at_ms + 60000 WHERE locked = 1;
+UPDATE users SET locked = 0;
 )sql",
 };
 

@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
+#include <limits>
+#include <list>
 #include <map>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 
 #include "auth/role_queries.hpp"
 #include "yuzu/auth/roles.hpp"
@@ -12,12 +17,17 @@
 namespace yuzu::auth {
 namespace {
 
-constexpr std::string_view kBadCredentialsMessage = "invalid username or password";
+static_assert(kFirstLockoutMs > 0 && kFirstLockoutMs <= kMaxLockoutMs);
+
 constexpr size_t kMaxUsernameLength = 64;
 
-std::string locked_message(const std::string& username) {
-    return "account locked: '" + username + "' had " + std::to_string(kMaxConsecutiveFailedLogins) +
-           " failed logins in a row; an administrator must unlock it";
+Status refused() {
+    return Status::Unauthenticated(std::string(kLoginRefusedMessage));
+}
+
+// One more consecutive failure; saturates rather than overflowing.
+int plus_one(int failures) {
+    return failures < std::numeric_limits<int>::max() ? failures + 1 : failures;
 }
 
 // "$scrypt$ln=<log_n>,r=8,p=1$": the parameter part of the encoded form
@@ -51,20 +61,23 @@ Status validate_roles(const std::vector<std::string>& roles) {
     return Status::Ok();
 }
 
+// The legacy `locked` column is not read: being locked means locked_until_ms
+// is still ahead (see kLockExpiryMigration).
 constexpr std::string_view kUserColumns =
-    "username, created_at_ms, locked, locked_at_ms, failed_logins";
+    "username, created_at_ms, locked_at_ms, locked_until_ms, failed_logins";
 
-User user_from_row(const store::Statement& stmt) {
+User user_from_row(const store::Statement& stmt, int64_t now_ms) {
     User user;
     user.username = stmt.column_text(0);
     user.created_at_ms = stmt.column_int64(1);
-    user.locked = stmt.column_int64(2) != 0;
-    user.locked_at_ms = stmt.column_int64(3);
+    user.locked_at_ms = stmt.column_int64(2);
+    user.locked_until_ms = stmt.column_int64(3);
+    user.locked = user.locked_until_ms > now_ms;
     user.failed_logins = static_cast<int>(stmt.column_int64(4));
     return user;
 }
 
-Result<User> load_user(store::Conn& conn, const std::string& username) {
+Result<User> load_user(store::Conn& conn, const std::string& username, int64_t now_ms) {
     auto stmt =
         conn.prepare("SELECT " + std::string(kUserColumns) + " FROM users WHERE username = ?");
     if (!stmt.ok()) return stmt.status();
@@ -72,7 +85,7 @@ Result<User> load_user(store::Conn& conn, const std::string& username) {
     auto row = stmt->step();
     if (!row.ok()) return row.status();
     if (!*row) return Status::NotFound("user '" + username + "' does not exist");
-    User user = user_from_row(*stmt);
+    User user = user_from_row(*stmt, now_ms);
     stmt->reset();
     auto roles = query_global_roles(conn, username);
     if (!roles.ok()) return roles.status();
@@ -86,12 +99,37 @@ void set_outcome(AuthOutcome* out, AuthOutcome value) {
 
 }  // namespace
 
+// Failure counts for usernames that have no account, so that guessing at a
+// name that does not exist locks it exactly as it would lock a real one.
+// Memory only, and bounded: the least recently tried name goes first.
+struct UserStore::UnknownUsers {
+    struct Entry {
+        int failures = 0;
+        int64_t locked_until_ms = 0;
+        std::list<std::string>::iterator age;  // its place in by_age
+    };
+    std::mutex mu;
+    // Guarded by mu:
+    std::unordered_map<std::string, Entry> by_name;
+    std::list<std::string> by_age;  // least recently tried first
+};
+
+int64_t lockout_duration_ms(int failures) {
+    if (failures < kMaxConsecutiveFailedLogins) return 0;
+    int64_t ms = kFirstLockoutMs;
+    // Doubles at most until the cap, so a huge count cannot overflow.
+    for (int i = kMaxConsecutiveFailedLogins; i < failures && ms < kMaxLockoutMs; ++i) ms *= 2;
+    return std::min(ms, kMaxLockoutMs);
+}
+
 std::string_view auth_outcome_name(AuthOutcome outcome) {
     switch (outcome) {
         case AuthOutcome::kOk:
             return "ok";
         case AuthOutcome::kBadCredentials:
             return "bad_credentials";
+        case AuthOutcome::kUnknownUser:
+            return "unknown_user";
         case AuthOutcome::kLocked:
             return "locked";
         case AuthOutcome::kJustLocked:
@@ -134,9 +172,12 @@ UserStore::UserStore(store::Database& db, const Clock& clock, UserStoreOptions o
     : db_(db),
       clock_(clock),
       options_(options),
-      dummy_hash_(make_dummy_hash(options.password_log_n)) {
+      dummy_hash_(make_dummy_hash(options.password_log_n)),
+      unknown_(std::make_unique<UnknownUsers>()) {
     assert(options_.password_log_n >= kScryptMinLogN && options_.password_log_n <= kScryptMaxLogN);
 }
+
+UserStore::~UserStore() = default;
 
 Result<std::string> UserStore::hash(std::string_view password) const {
     if (options_.password_log_n == kScryptDefaultLogN) return hash_password(password);
@@ -187,37 +228,43 @@ Result<User> UserStore::authenticate(const std::string& username, std::string_vi
                                      AuthOutcome* outcome) {
     set_outcome(outcome, AuthOutcome::kError);
     std::optional<std::string> stored_hash;
-    bool locked = false;
-    if (validate_username(username).ok()) {
+    int64_t locked_until_ms = 0;
+    const bool well_formed = validate_username(username).ok();
+    if (well_formed) {
         auto conn = db_.lock();
-        auto stmt = conn.prepare("SELECT password_hash, locked FROM users WHERE username = ?");
+        auto stmt =
+            conn.prepare("SELECT password_hash, locked_until_ms FROM users WHERE username = ?");
         if (!stmt.ok()) return stmt.status();
         auto row = stmt->bind(1, username).step();
         if (!row.ok()) return row.status();
         if (*row) {
             stored_hash = stmt->column_text(0);
-            locked = stmt->column_int64(1) != 0;
+            locked_until_ms = stmt->column_int64(1);
         }
     }
 
     if (!stored_hash) {
         // Same work as a wrong password, so timing does not reveal the name.
         (void)verify_password(password, dummy_hash_);
-        set_outcome(outcome, AuthOutcome::kBadCredentials);
-        return Status::Unauthenticated(std::string(kBadCredentialsMessage));
+        // A malformed name can never exist, so counting it would hide
+        // nothing; leaving it out keeps the map's keys short.
+        set_outcome(outcome, well_formed ? record_unknown_failure(username, clock_.now_ms())
+                                         : AuthOutcome::kUnknownUser);
+        return refused();
     }
-    if (locked) {
+    // Verified even while locked: a locked account must cost, and take, as
+    // long as any other refusal, or its quick answer would show it exists.
+    const bool matches = verify_password(password, *stored_hash);
+    const int64_t now = clock_.now_ms();
+    if (locked_until_ms > now) {
         set_outcome(outcome, AuthOutcome::kLocked);
-        return Status::PermissionDenied(locked_message(username));
+        return refused();
     }
-    if (!verify_password(password, *stored_hash)) {
-        auto failure = record_failure(username);
+    if (!matches) {
+        auto failure = record_failure(username, now);
         if (!failure.ok()) return failure.status();
         set_outcome(outcome, *failure);
-        if (*failure != AuthOutcome::kBadCredentials) {
-            return Status::PermissionDenied(locked_message(username));
-        }
-        return Status::Unauthenticated(std::string(kBadCredentialsMessage));
+        return refused();
     }
 
     std::string new_hash = *stored_hash;
@@ -226,45 +273,92 @@ Result<User> UserStore::authenticate(const std::string& username, std::string_vi
         auto rehashed = hash(password);
         if (rehashed.ok()) new_hash = std::move(*rehashed);
     }
-    return record_success(username, *stored_hash, new_hash, outcome);
+    return record_success(username, *stored_hash, new_hash, now, outcome);
 }
 
-Result<AuthOutcome> UserStore::record_failure(const std::string& username) {
+Result<AuthOutcome> UserStore::record_failure(const std::string& username, int64_t now_ms) {
     auto conn = db_.lock();
-    // One statement, so concurrent failures are all counted. Only an unlocked
-    // row is touched: a row locked meanwhile stays as its locker left it.
-    auto stmt = conn.prepare(
-        "UPDATE users SET failed_logins = failed_logins + 1,"
-        " locked = (failed_logins + 1 >= ?1),"
-        " locked_at_ms = CASE WHEN failed_logins + 1 >= ?1 THEN ?2 ELSE locked_at_ms END"
-        " WHERE username = ?3 AND locked = 0 RETURNING locked");
-    if (!stmt.ok()) return stmt.status();
-    stmt->bind(1, kMaxConsecutiveFailedLogins).bind(2, clock_.now_ms()).bind(3, username);
-    auto row = stmt->step();
+    // Read and write in one transaction, so concurrent failures are all
+    // counted and one that finds the account locked meanwhile leaves the lock
+    // as its locker set it. BEGIN IMMEDIATE also orders this against
+    // `yuzu-server user unlock` running in another process.
+    auto tx = conn.transaction();
+    YUZU_RETURN_IF_ERROR(tx.status());
+    auto read = conn.prepare(
+        "SELECT failed_logins, locked_at_ms, locked_until_ms FROM users WHERE username = ?");
+    if (!read.ok()) return read.status();
+    auto row = read->bind(1, username).step();
     if (!row.ok()) return row.status();
-    if (!*row) return AuthOutcome::kLocked;  // locked by a concurrent attempt
-    const bool now_locked = stmt->column_int64(0) != 0;
-    stmt->reset();
-    return now_locked ? AuthOutcome::kJustLocked : AuthOutcome::kBadCredentials;
+    if (!*row) return AuthOutcome::kUnknownUser;  // the row went away meanwhile
+    const int failures = plus_one(static_cast<int>(read->column_int64(0)));
+    int64_t locked_at_ms = read->column_int64(1);
+    int64_t locked_until_ms = read->column_int64(2);
+    read->reset();
+    if (locked_until_ms > now_ms) return AuthOutcome::kLocked;  // locked by a concurrent attempt
+
+    const int64_t lock_ms = lockout_duration_ms(failures);
+    if (lock_ms > 0) {
+        locked_at_ms = now_ms;
+        locked_until_ms = now_ms + lock_ms;
+    }
+    auto write = conn.prepare(
+        "UPDATE users SET failed_logins = ?, locked_at_ms = ?, locked_until_ms = ?"
+        " WHERE username = ?");
+    if (!write.ok()) return write.status();
+    YUZU_RETURN_IF_ERROR(write->bind(1, failures)
+                             .bind(2, locked_at_ms)
+                             .bind(3, locked_until_ms)
+                             .bind(4, username)
+                             .run());
+    YUZU_RETURN_IF_ERROR(tx.commit());
+    return lock_ms > 0 ? AuthOutcome::kJustLocked : AuthOutcome::kBadCredentials;
+}
+
+AuthOutcome UserStore::record_unknown_failure(const std::string& username, int64_t now_ms) {
+    if (options_.max_tracked_unknown_users == 0) return AuthOutcome::kUnknownUser;
+    UnknownUsers& u = *unknown_;
+    std::lock_guard<std::mutex> lock(u.mu);
+    auto it = u.by_name.find(username);
+    if (it == u.by_name.end()) {
+        while (u.by_name.size() >= options_.max_tracked_unknown_users) {
+            u.by_name.erase(u.by_age.front());
+            u.by_age.pop_front();
+        }
+        u.by_age.push_back(username);
+        it =
+            u.by_name.emplace(username, UnknownUsers::Entry{0, 0, std::prev(u.by_age.end())}).first;
+    } else {
+        u.by_age.splice(u.by_age.end(), u.by_age, it->second.age);  // now the most recent
+    }
+    UnknownUsers::Entry& entry = it->second;
+    if (entry.locked_until_ms > now_ms) return AuthOutcome::kLocked;
+    entry.failures = plus_one(entry.failures);
+    const int64_t lock_ms = lockout_duration_ms(entry.failures);
+    if (lock_ms == 0) return AuthOutcome::kUnknownUser;
+    entry.locked_until_ms = now_ms + lock_ms;
+    return AuthOutcome::kJustLocked;
 }
 
 Result<User> UserStore::record_success(const std::string& username, const std::string& old_hash,
-                                       const std::string& new_hash, AuthOutcome* outcome) {
+                                       const std::string& new_hash, int64_t now_ms,
+                                       AuthOutcome* outcome) {
     auto conn = db_.lock();
     auto tx = conn.transaction();
     YUZU_RETURN_IF_ERROR(tx.status());
-    // The hash is replaced only if nobody changed the password meanwhile.
+    // The hash is replaced only if nobody changed the password meanwhile, and
+    // nothing changes if a concurrent attempt has locked the account.
     auto stmt = conn.prepare(
-        "UPDATE users SET failed_logins = 0,"
+        "UPDATE users SET failed_logins = 0, locked_at_ms = 0, locked_until_ms = 0,"
         " password_hash = CASE WHEN password_hash = ?1 THEN ?2 ELSE password_hash END"
-        " WHERE username = ?3 AND locked = 0");
+        " WHERE username = ?3 AND locked_until_ms <= ?4");
     if (!stmt.ok()) return stmt.status();
-    YUZU_RETURN_IF_ERROR(stmt->bind(1, old_hash).bind(2, new_hash).bind(3, username).run());
+    YUZU_RETURN_IF_ERROR(
+        stmt->bind(1, old_hash).bind(2, new_hash).bind(3, username).bind(4, now_ms).run());
     if (conn.changes() == 0) {
         set_outcome(outcome, AuthOutcome::kLocked);  // locked by a concurrent attempt
-        return Status::PermissionDenied(locked_message(username));
+        return refused();
     }
-    auto user = load_user(conn, username);
+    auto user = load_user(conn, username, now_ms);
     if (!user.ok()) return user.status();
     YUZU_RETURN_IF_ERROR(tx.commit());
     set_outcome(outcome, AuthOutcome::kOk);
@@ -274,7 +368,8 @@ Result<User> UserStore::record_success(const std::string& username, const std::s
 Status UserStore::unlock(const std::string& username) {
     auto conn = db_.lock();
     auto stmt = conn.prepare(
-        "UPDATE users SET locked = 0, locked_at_ms = 0, failed_logins = 0 WHERE username = ?");
+        "UPDATE users SET locked_at_ms = 0, locked_until_ms = 0, failed_logins = 0"
+        " WHERE username = ?");
     if (!stmt.ok()) return stmt.status();
     YUZU_RETURN_IF_ERROR(stmt->bind(1, username).run());
     if (conn.changes() == 0) return Status::NotFound("user '" + username + "' does not exist");
@@ -295,11 +390,13 @@ Status UserStore::set_password(const std::string& username, std::string_view new
 }
 
 Result<User> UserStore::get_user(const std::string& username) const {
+    const int64_t now = clock_.now_ms();
     auto conn = db_.lock();
-    return load_user(conn, username);
+    return load_user(conn, username, now);
 }
 
 Result<std::vector<User>> UserStore::list_users() const {
+    const int64_t now = clock_.now_ms();
     auto conn = db_.lock();
     std::map<std::string, std::vector<std::string>> roles;
     {
@@ -320,7 +417,7 @@ Result<std::vector<User>> UserStore::list_users() const {
         auto row = stmt->step();
         if (!row.ok()) return row.status();
         if (!*row) break;
-        User user = user_from_row(*stmt);
+        User user = user_from_row(*stmt, now);
         if (auto it = roles.find(user.username); it != roles.end()) {
             user.global_roles = std::move(it->second);
         }

@@ -1,8 +1,10 @@
 // POST /login, POST /logout and GET /api/v1/me.
+#include <optional>
 #include <string>
 
 #include "route_registry.hpp"
 #include "yuzu/auth/identity.hpp"
+#include "yuzu/auth/login_throttle.hpp"
 #include "yuzu/http/authenticator.hpp"
 
 namespace yuzu::web {
@@ -36,6 +38,23 @@ std::string cookie_attrs(const WebContext& ctx, bool http_only) {
     return a;
 }
 
+// 429 with Retry-After for an attempt the throttle refused. Audited once per
+// run of refusals (LoginAdmission::worth_auditing), not once per request.
+void refuse_throttled(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
+                      const std::string& username, const auth::LoginAdmission& refused) {
+    if (refused.worth_auditing()) {
+        audit_request(ctx, req, res, nullptr, "auth.login", "user", username, "denied",
+                      std::string(auth::login_refusal_name(refused.refusal())));
+    }
+    const std::string wait = std::to_string(refused.retry_after_s());
+    res.set_header("Retry-After", wait);
+    http::write_error(
+        res, 429,
+        refused.refusal() == auth::LoginRefusal::kBusy
+            ? "the server is checking too many logins at once; try again in " + wait + " s"
+            : "too many login attempts from this address; try again in " + wait + " s");
+}
+
 void login(const WebContext& ctx, const httplib::Request& req, httplib::Response& res) {
     std::string username;
     std::string password;
@@ -52,30 +71,35 @@ void login(const WebContext& ctx, const httplib::Request& req, httplib::Response
         if (req.has_param("next")) next = safe_next(req.get_param_value("next"));
     }
 
+    // Before any hash runs: a throttled attempt must cost the server nothing.
+    std::optional<auth::LoginAdmission> admission;
+    if (ctx.login_throttle != nullptr) {
+        admission.emplace(ctx.login_throttle->admit(req.remote_addr));
+        if (!admission->admitted()) {
+            refuse_throttled(ctx, req, res, username, *admission);
+            return;
+        }
+    }
+
     auth::AuthOutcome outcome = auth::AuthOutcome::kError;
     auto user = ctx.identity.users().authenticate(username, password, &outcome);
+    admission.reset();  // the hash is done; free its slot for the next login
     if (!user.ok()) {
+        // The detail tells the reason apart for administrators; the client
+        // gets one answer for every refusal (UserStore's rules).
         const std::string detail = std::string(auth::auth_outcome_name(outcome));
         audit_request(ctx, req, res, nullptr, "auth.login", "user", username,
                       outcome == auth::AuthOutcome::kError ? "error" : "failure", detail);
         if (outcome == auth::AuthOutcome::kJustLocked) {
-            // A locked account keeps no live sessions either.
-            (void)ctx.identity.sessions().destroy_all_for_user(username);
+            // Sessions and tokens are left alone: the lock throttles password
+            // guessing, and ending them would hand anyone who knows a
+            // username a way to log its owner out.
             audit_request(ctx, req, res, nullptr, "auth.lockout", "user", username, "success",
                           "locked after " + std::to_string(auth::kMaxConsecutiveFailedLogins) +
-                              " failed logins in a row");
+                              " or more failed logins in a row; the lock ends by itself");
         }
-        switch (user.status().code()) {
-            case StatusCode::kUnauthenticated:
-                http::write_error(res, 401, "invalid username or password");
-                return;
-            case StatusCode::kPermissionDenied:
-                http::write_error(res, 403, "account locked");
-                return;
-            default:
-                write_status(res, user.status());
-                return;
-        }
+        write_status(res, user.status());
+        return;
     }
 
     auto session = ctx.identity.sessions().create(user->username, req.remote_addr,

@@ -3,8 +3,9 @@
 //
 //   yuzu-server token create --user NAME --name NAME [--tier T] [--expires 30d]
 //   yuzu-server user add --username NAME --role ROLE... --password-file FILE
+//   yuzu-server user unlock NAME
 //
-// Both refuse a data directory the server has never started in (no auth.db),
+// All refuse a data directory the server has never started in (no auth.db),
 // so they never bootstrap an admin as a side effect. Each writes an audit
 // row (principal "cli:<local user>") like its REST twin, and prints one JSON
 // object on stdout. A password is read from a file or YUZU_USER_PASSWORD,

@@ -1,7 +1,7 @@
 // The migrations of auth.db. Each part of the identity layer owns the SQL of
-// its own migration (identity_schema.cpp: users, roles, management groups;
-// credential_schema.cpp: API tokens, web sessions, TOTP factors); this list
-// fixes their order.
+// its own migrations (identity_schema.cpp: users, roles, management groups,
+// lock expiry; credential_schema.cpp: API tokens, web sessions, TOTP
+// factors); this list fixes their order.
 #pragma once
 
 #include <span>
@@ -14,6 +14,8 @@ namespace yuzu::auth {
 extern const store::Migration kIdentitySchemaMigration;
 // Version 2: api tokens, web sessions, TOTP factors (credential_schema.cpp).
 extern const store::Migration kCredentialSchemaMigration;
+// Version 3: users.locked_until_ms; a login lock ends by itself (identity_schema.cpp).
+extern const store::Migration kLockExpiryMigration;
 
 std::span<const store::Migration> auth_migrations();
 

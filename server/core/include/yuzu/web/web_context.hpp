@@ -1,5 +1,6 @@
 // What REST and dashboard route files need: the identity services, the audit
-// log, the clock and the listener's TLS state. Built once by the app.
+// log, the clock, the listener's TLS state and the login throttle. Built once
+// by the app.
 #pragma once
 
 #include <functional>
@@ -16,7 +17,8 @@ class AuditLog;
 }
 namespace yuzu::auth {
 class Identity;
-}
+class LoginThrottle;
+}  // namespace yuzu::auth
 namespace yuzu::fleet {
 class Fleet;
 }
@@ -41,6 +43,7 @@ struct WebContext {
     approval::ApprovalManager* approvals = nullptr;  // null: approval routes answer 503
     const ExecutionContext* executions = nullptr;    // null: execution routes are not offered
     compliance::Compliance* compliance = nullptr;    // null: policy and DEX routes not offered
+    auth::LoginThrottle* login_throttle = nullptr;   // null: POST /login is not throttled
 };
 
 using AuthedHandler =
