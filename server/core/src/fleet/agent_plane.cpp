@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "fleet/agent_bodies.hpp"
 #include "yuzu/audit/audit_log.hpp"
 #include "yuzu/common/json_parse.hpp"
 #include "yuzu/fleet/agent_registry.hpp"
@@ -63,36 +64,14 @@ void write_status(httplib::Response& res, const Status& s) {
     http::write_error(res, code, code == 500 ? "internal error" : s.message());
 }
 
+// The request body as a JSON object, or nullopt after answering 400.
 std::optional<json> parse_object(const httplib::Request& req, httplib::Response& res) {
-    auto body = parse_json(req.body);
+    auto body = parse_body_object(req.body);
     if (!body.ok()) {
-        http::write_error(res, 400,
-                          "request body must be a JSON object: " + body.status().message());
-        return std::nullopt;
-    }
-    if (!body->is_object()) {
-        http::write_error(res, 400, "request body must be a JSON object");
+        write_status(res, body.status());
         return std::nullopt;
     }
     return std::move(body).value();
-}
-
-// Reads an optional string field; a present field of another type is an error.
-bool read_string(const json& body, const char* key, std::string& out, httplib::Response& res) {
-    auto it = body.find(key);
-    if (it == body.end() || it->is_null()) return true;
-    if (!it->is_string()) {
-        http::write_error(res, 400, std::string("field '") + key + "' must be a string");
-        return false;
-    }
-    out = it->get<std::string>();
-    return true;
-}
-
-std::optional<double> read_number(const json& obj, const char* key) {
-    auto it = obj.find(key);
-    if (it == obj.end() || !it->is_number()) return std::nullopt;
-    return it->get<double>();
 }
 
 std::string bearer_of(const httplib::Request& req) {
@@ -130,15 +109,12 @@ class AgentPlane {
     void enroll(const httplib::Request& req, httplib::Response& res) {
         auto body = parse_object(req, res);
         if (!body) return;
-        EnrollRequest r;
-        if (!read_string(*body, "enrollment_token", r.enrollment_token, res) ||
-            !read_string(*body, "hostname", r.hostname, res) ||
-            !read_string(*body, "os", r.os, res) ||
-            !read_string(*body, "os_version", r.os_version, res) ||
-            !read_string(*body, "arch", r.arch, res) ||
-            !read_string(*body, "agent_version", r.agent_version, res)) {
+        auto read = read_enroll_body(*body);
+        if (!read.ok()) {
+            write_status(res, read.status());
             return;
         }
+        EnrollRequest r = std::move(read).value();
         r.source_ip = req.remote_addr;
         auto enrolled = ctx_.fleet.enrollment().enroll(r);
         if (!enrolled.ok()) {
@@ -170,26 +146,13 @@ class AgentPlane {
         if (!agent) return;
         auto body = parse_object(req, res);
         if (!body) return;
-        Heartbeat beat;
-        if (!read_string(*body, "hostname", beat.hostname, res) ||
-            !read_string(*body, "os", beat.os, res) ||
-            !read_string(*body, "os_version", beat.os_version, res) ||
-            !read_string(*body, "arch", beat.arch, res) ||
-            !read_string(*body, "agent_version", beat.agent_version, res)) {
+        auto read = read_heartbeat_body(*body);
+        if (!read.ok()) {
+            write_status(res, read.status());
             return;
         }
-        if (auto up = read_number(*body, "uptime_s"); up && *up >= 0) {
-            beat.uptime_s = static_cast<int64_t>(*up);
-        }
-        if (auto it = body->find("perf"); it != body->end() && it->is_object()) {
-            PerfSample perf;
-            perf.cpu_pct = read_number(*it, "cpu_pct");
-            perf.mem_used_pct = read_number(*it, "mem_used_pct");
-            perf.disk_used_pct = read_number(*it, "disk_used_pct");
-            perf.load1 = read_number(*it, "load1");
-            perf.at_ms = ctx_.clock.now_ms();
-            beat.perf = perf;
-        }
+        Heartbeat beat = std::move(read).value();
+        if (beat.perf) beat.perf->at_ms = ctx_.clock.now_ms();
         if (Status s = ctx_.fleet.registry().record_heartbeat(*agent, beat); !s.ok()) {
             write_status(res, s);
             return;
@@ -206,42 +169,12 @@ class AgentPlane {
         if (!agent) return;
         auto body = parse_object(req, res);
         if (!body) return;
-        auto sources = body->find("sources");
-        if (sources == body->end() || !sources->is_object()) {
-            http::write_error(res, 400, "field 'sources' must be an object");
+        auto items = read_inventory_body(*body, *agent, ctx_.clock.now_ms());
+        if (!items.ok()) {
+            write_status(res, items.status());
             return;
         }
-        const int64_t now = ctx_.clock.now_ms();
-        int64_t collected_at = now;
-        if (auto at = read_number(*body, "collected_at"); at && *at > 0) {
-            // An agent clock far ahead of ours would make its data look fresh
-            // forever; never record a collection time in the future.
-            collected_at = std::min(static_cast<int64_t>(*at), now);
-        }
-        std::vector<InventoryItem> items;
-        items.reserve(sources->size());
-        for (const auto& [name, source] : sources->items()) {
-            if (!source.is_object()) {
-                http::write_error(res, 400, "source '" + name + "' must be an object");
-                return;
-            }
-            InventoryItem item;
-            item.agent_id = *agent;
-            item.source = name;
-            if (!read_string(source, "status", item.status, res) ||
-                !read_string(source, "reason", item.reason, res)) {
-                return;
-            }
-            // Bytes that are not UTF-8 become U+FFFD instead of a throw.
-            item.data_json =
-                source.contains("data")
-                    ? source["data"].dump(-1, ' ', false, json::error_handler_t::replace)
-                    : "null";
-            item.collected_at_ms = collected_at;
-            item.received_at_ms = now;
-            items.push_back(std::move(item));
-        }
-        if (Status s = ctx_.fleet.inventory().replace(*agent, items); !s.ok()) {
+        if (Status s = ctx_.fleet.inventory().replace(*agent, *items); !s.ok()) {
             write_status(res, s);
             return;
         }
@@ -294,25 +227,12 @@ class AgentPlane {
         if (!agent) return;
         auto body = parse_object(req, res);
         if (!body) return;
-        CommandResult r;
-        if (!read_string(*body, "command_id", r.command_id, res) ||
-            !read_string(*body, "status", r.status, res) ||
-            !read_string(*body, "error", r.error, res)) {
+        auto read = read_result_body(*body);
+        if (!read.ok()) {
+            write_status(res, read.status());
             return;
         }
-        static constexpr std::string_view kStatuses[] = {"success", "failure", "refused",
-                                                         "timeout"};
-        if (r.command_id.empty() || std::find(std::begin(kStatuses), std::end(kStatuses),
-                                              r.status) == std::end(kStatuses)) {
-            http::write_error(res, 400,
-                              "command_id is required and status must be success, failure, "
-                              "refused or timeout");
-            return;
-        }
-        r.output_json = body->contains("output") ? (*body)["output"].dump() : "null";
-        if (auto d = read_number(*body, "duration_ms"); d && *d >= 0) {
-            r.duration_ms = static_cast<int64_t>(*d);
-        }
+        CommandResult r = std::move(read).value();
         r.received_at_ms = ctx_.clock.now_ms();
         // A result for a command this agent was not given (a duplicate after
         // redelivery, or forged) is acknowledged and dropped, so the agent

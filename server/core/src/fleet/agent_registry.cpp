@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cmath>
 #include <utility>
 
 #include "fleet/field_rules.hpp"
@@ -70,32 +69,6 @@ StoredAgent read_agent(const store::Statement& s) {
 
 Status not_registered(const std::string& agent_id) {
     return Status::NotFound("agent '" + agent_id + "' is not registered");
-}
-
-Status check_percent(std::string_view field, const std::optional<double>& v) {
-    if (v && !(std::isfinite(*v) && *v >= 0.0 && *v <= 100.0)) {
-        return Status::InvalidArgument("perf." + std::string(field) +
-                                       " must be a number from 0 to 100");
-    }
-    return Status::Ok();
-}
-
-Status check_heartbeat(const Heartbeat& beat) {
-    YUZU_RETURN_IF_ERROR(check_self_description(beat.hostname, beat.os, beat.os_version, beat.arch,
-                                                beat.agent_version));
-    if (beat.uptime_s < -1) {
-        return Status::InvalidArgument("uptime_s must be zero or more (or -1 when unknown)");
-    }
-    if (!beat.perf) return Status::Ok();
-    const PerfSample& p = *beat.perf;
-    YUZU_RETURN_IF_ERROR(check_percent("cpu_pct", p.cpu_pct));
-    YUZU_RETURN_IF_ERROR(check_percent("mem_used_pct", p.mem_used_pct));
-    YUZU_RETURN_IF_ERROR(check_percent("disk_used_pct", p.disk_used_pct));
-    if (p.load1 && !(std::isfinite(*p.load1) && *p.load1 >= 0.0)) {
-        return Status::InvalidArgument("perf.load1 must be a number of zero or more");
-    }
-    if (p.at_ms < 0) return Status::InvalidArgument("perf.at_ms must not be negative");
-    return Status::Ok();
 }
 
 void bind_optional(store::Statement& s, int index, const std::optional<double>& v) {

@@ -1,10 +1,25 @@
 #include "fleet/field_rules.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "yuzu/fleet/agent_registry.hpp"
+
 namespace yuzu::fleet {
+namespace {
+
+Status check_percent(std::string_view field, const std::optional<double>& v) {
+    if (v && !(std::isfinite(*v) && *v >= 0.0 && *v <= 100.0)) {
+        return Status::InvalidArgument("perf." + std::string(field) +
+                                       " must be a number from 0 to 100");
+    }
+    return Status::Ok();
+}
+
+}  // namespace
 
 bool is_valid_utf8(std::string_view text) {
     size_t i = 0;
@@ -88,6 +103,24 @@ Status check_self_description(std::string_view hostname, std::string_view os,
     YUZU_RETURN_IF_ERROR(check_text_field("arch", arch, 1, kMaxShortFieldBytes, false));
     YUZU_RETURN_IF_ERROR(
         check_text_field("agent_version", agent_version, 1, kMaxShortFieldBytes, false));
+    return Status::Ok();
+}
+
+Status check_heartbeat(const Heartbeat& beat) {
+    YUZU_RETURN_IF_ERROR(check_self_description(beat.hostname, beat.os, beat.os_version, beat.arch,
+                                                beat.agent_version));
+    if (beat.uptime_s < -1) {
+        return Status::InvalidArgument("uptime_s must be zero or more (or -1 when unknown)");
+    }
+    if (!beat.perf) return Status::Ok();
+    const PerfSample& p = *beat.perf;
+    YUZU_RETURN_IF_ERROR(check_percent("cpu_pct", p.cpu_pct));
+    YUZU_RETURN_IF_ERROR(check_percent("mem_used_pct", p.mem_used_pct));
+    YUZU_RETURN_IF_ERROR(check_percent("disk_used_pct", p.disk_used_pct));
+    if (p.load1 && !(std::isfinite(*p.load1) && *p.load1 >= 0.0)) {
+        return Status::InvalidArgument("perf.load1 must be a number of zero or more");
+    }
+    if (p.at_ms < 0) return Status::InvalidArgument("perf.at_ms must not be negative");
     return Status::Ok();
 }
 

@@ -11,6 +11,8 @@
 
 namespace yuzu::fleet {
 
+struct Heartbeat;
+
 inline constexpr size_t kAgentIdHexChars = 32;
 inline constexpr size_t kMaxHostnameBytes = 253;
 inline constexpr size_t kMaxShortFieldBytes = 64;  // os, arch, agent version
@@ -33,5 +35,11 @@ Status check_text_field(std::string_view field, std::string_view value, size_t m
 Status check_self_description(std::string_view hostname, std::string_view os,
                               std::string_view os_version, std::string_view arch,
                               std::string_view agent_version);
+
+// A heartbeat as AgentRegistry::record_heartbeat() accepts it: the
+// self-description above, uptime_s >= -1, perf percentages finite and
+// 0..100, load1 finite and >= 0, perf.at_ms >= 0. InvalidArgument naming the
+// first bad field.
+Status check_heartbeat(const Heartbeat& beat);
 
 }  // namespace yuzu::fleet

@@ -1,30 +1,15 @@
 #include "yuzu/fleet/inventory_store.hpp"
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
-#include <tuple>
 #include <utility>
 
 #include "fleet/field_rules.hpp"
+#include "fleet/inventory_rules.hpp"
 #include "yuzu/common/json_parse.hpp"
 #include "yuzu/store/database.hpp"
 
 namespace yuzu::fleet {
 namespace {
-
-constexpr size_t kMaxSourceNameBytes = 64;
-constexpr size_t kMaxSourcesPerReport = 64;
-constexpr size_t kMaxReasonBytes = 1024;
-constexpr std::string_view kPackagesSource = "packages";
-
-using Package = std::tuple<std::string, std::string, std::string>;  // name, version, arch
-
-bool is_source_name(std::string_view s) {
-    return !s.empty() && s.size() <= kMaxSourceNameBytes &&
-           std::all_of(s.begin(), s.end(), [](char c) {
-               return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-           });
-}
 
 Status check_limit(int limit) {
     if (limit < 1 || limit > kMaxInventoryQueryLimit) {
@@ -38,71 +23,6 @@ Status check_limit(int limit) {
 // json_each(?))`: one bound parameter however many agents it names.
 std::string agent_set_json(const std::set<std::string>& agents) {
     return nlohmann::json(agents).dump();
-}
-
-// The {name, version, arch} entries of a "packages" array. Entries without a
-// string name are skipped: the index serves lookups by name.
-std::vector<Package> packages_of(const nlohmann::json& data) {
-    std::vector<Package> out;
-    auto text = [](const nlohmann::json& entry, const char* key) {
-        auto it = entry.find(key);
-        return it != entry.end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    for (const auto& entry : data) {
-        if (!entry.is_object()) continue;
-        std::string name = text(entry, "name");
-        if (name.empty()) continue;
-        out.emplace_back(std::move(name), text(entry, "version"), text(entry, "arch"));
-    }
-    return out;
-}
-
-// An item checked and ready to store.
-struct CheckedItem {
-    const InventoryItem* item = nullptr;
-    std::string data_json;
-    std::string reason;
-    int64_t collected_at_ms = 0;
-};
-
-Result<CheckedItem> check_item(const std::string& agent_id, const InventoryItem& item,
-                               int64_t now_ms, std::optional<std::vector<Package>>& packages) {
-    if (!is_source_name(item.source)) {
-        return Status::InvalidArgument("inventory source name must match [a-z0-9_]{1,64}");
-    }
-    const std::string label = "inventory source '" + item.source + "'";
-    if (!item.agent_id.empty() && item.agent_id != agent_id) {
-        return Status::InvalidArgument(label + " names another agent");
-    }
-    if (item.collected_at_ms < 0) {
-        return Status::InvalidArgument(label + ": collected_at must not be negative");
-    }
-    CheckedItem out;
-    out.item = &item;
-    out.collected_at_ms = item.collected_at_ms == 0 ? now_ms : item.collected_at_ms;
-    if (item.status == "unavailable") {
-        YUZU_RETURN_IF_ERROR(
-            check_text_field(label + " reason", item.reason, 0, kMaxReasonBytes, true));
-        out.reason = item.reason;
-        out.data_json = "null";
-        if (item.source == kPackagesSource) packages.emplace();  // nothing is known now
-        return out;
-    }
-    if (item.status != "ok") {
-        return Status::InvalidArgument(label + ": status must be \"ok\" or \"unavailable\"");
-    }
-    if (item.data_json.size() > kMaxInventorySourceBytes) {
-        return Status::PayloadTooLarge(label + " is " + std::to_string(item.data_json.size()) +
-                                       " bytes; the cap per source is " +
-                                       std::to_string(kMaxInventorySourceBytes) + " bytes");
-    }
-    auto parsed = parse_json_or_discarded(item.data_json);
-    if (parsed.is_discarded()) return Status::InvalidArgument(label + ": data is not valid JSON");
-    if (item.source == kPackagesSource) {
-        packages = parsed.is_array() ? packages_of(parsed) : std::vector<Package>{};
-    }
-    out.data_json = item.data_json;
-    return out;
 }
 
 InventoryItem read_item(const store::Statement& s) {
@@ -157,24 +77,9 @@ Status InventoryStore::replace(const std::string& agent_id,
     if (!is_agent_id(agent_id)) {
         return Status::NotFound("agent '" + agent_id + "' is not registered");
     }
-    if (items.size() > kMaxSourcesPerReport) {
-        return Status::InvalidArgument("an inventory report carries at most " +
-                                       std::to_string(kMaxSourcesPerReport) + " sources");
-    }
     const int64_t now_ms = clock_.now_ms();
-    std::vector<CheckedItem> checked;
-    std::set<std::string> seen;
-    // Set when the report carries "packages": the rows the index should hold.
-    std::optional<std::vector<Package>> packages;
-    for (const InventoryItem& item : items) {
-        auto ok = check_item(agent_id, item, now_ms, packages);
-        if (!ok.ok()) return ok.status();
-        if (!seen.insert(item.source).second) {
-            return Status::InvalidArgument("inventory source '" + item.source +
-                                           "' appears twice in one report");
-        }
-        checked.push_back(std::move(ok).value());
-    }
+    auto report = check_inventory_report(agent_id, items, now_ms);
+    if (!report.ok()) return report.status();
 
     auto conn = db_.lock();
     auto tx = conn.transaction();
@@ -188,12 +93,12 @@ Status InventoryStore::replace(const std::string& agent_id,
         "collected_at_ms = excluded.collected_at_ms, received_at_ms = "
         "excluded.received_at_ms");
     if (!upsert.ok()) return upsert.status();
-    for (const CheckedItem& c : checked) {
+    for (const CheckedItem& c : report->items) {
         upsert->bind(1, agent_id).bind(2, c.item->source).bind(3, c.item->status);
         upsert->bind(4, c.reason).bind(5, c.data_json).bind(6, c.collected_at_ms);
         YUZU_RETURN_IF_ERROR(upsert->bind(7, now_ms).run());
     }
-    if (packages) YUZU_RETURN_IF_ERROR(replace_software(conn, agent_id, *packages));
+    if (report->packages) YUZU_RETURN_IF_ERROR(replace_software(conn, agent_id, *report->packages));
     return tx.commit();
 }
 
