@@ -1,11 +1,11 @@
-#include "http/connection.hpp"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
+
+#include "http/connection.hpp"
 
 namespace yuzu::http {
 namespace {

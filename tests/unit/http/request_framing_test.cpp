@@ -51,11 +51,10 @@ TEST(RequestFraming, ChunkedAloneIsTheOnlyTransferEncoding) {
                   .status,
               501);
     // Both framings at once is the classic smuggling shape.
-    EXPECT_EQ(
-        check_request_framing(post({{"Transfer-Encoding", "chunked"}, {"Content-Length", "3"}}),
-                              kMax)
-            .status,
-        400);
+    EXPECT_EQ(check_request_framing(
+                  post({{"Transfer-Encoding", "chunked"}, {"Content-Length", "3"}}), kMax)
+                  .status,
+              400);
 }
 
 TEST(RequestFraming, BodyMethodsWithoutAnyFramingAre411) {

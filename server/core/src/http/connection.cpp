@@ -131,7 +131,8 @@ ssize_t ConnectionStream::read_transport(char* ptr, size_t size, SteadyTime dead
             if (errno == EINTR) continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
         } else {
-            const int r = SSL_read(conn_.ssl, ptr, static_cast<int>(std::min<size_t>(size, 1 << 30)));
+            const int r =
+                SSL_read(conn_.ssl, ptr, static_cast<int>(std::min<size_t>(size, 1 << 30)));
             if (r > 0) return r;
             const int err = SSL_get_error(conn_.ssl, r);
             if (err == SSL_ERROR_ZERO_RETURN) return 0;
@@ -263,11 +264,10 @@ void send_refusal(int fd, int status, const char* message, int retry_after_s) {
     const std::string cid = next_correlation_id();
     const std::string body = "{\"error\":{\"code\":" + std::to_string(status) + ",\"message\":\"" +
                              json_escape(message) + "\",\"correlation_id\":\"" + cid + "\"}}";
-    std::string head = "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) +
-                       "\r\nContent-Type: application/json\r\nContent-Length: " +
-                       std::to_string(body.size()) +
-                       "\r\nCache-Control: no-store\r\nConnection: close\r\nX-Correlation-Id: " +
-                       cid + "\r\n";
+    std::string head =
+        "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) +
+        "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+        "\r\nCache-Control: no-store\r\nConnection: close\r\nX-Correlation-Id: " + cid + "\r\n";
     if (retry_after_s > 0) head += "Retry-After: " + std::to_string(retry_after_s) + "\r\n";
     const std::string response = head + "\r\n" + body;
     // Best effort and never blocking: the socket's send buffer is empty, so a

@@ -40,7 +40,7 @@ size_t chunked_framing_allowance(size_t max_body);
 
 struct Connection {
     int fd = -1;
-    std::string peer;    // remote address, no port
+    std::string peer;  // remote address, no port
     int peer_port = 0;
     SSL* ssl = nullptr;  // set once the TLS handshake is done
     // Bytes received but not consumed yet: the gate reads a plain-HTTP

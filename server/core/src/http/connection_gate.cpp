@@ -117,7 +117,7 @@ struct ConnectionGate::Waiting {
     bool reading = false;  // the first byte of a request has arrived
     bool lingering = false;
     bool awaiting_body_slot = false;  // headers done, body unread, no slot free
-    size_t scanned = 0;    // bytes of `buffered` searched for the header end
+    size_t scanned = 0;               // bytes of `buffered` searched for the header end
 };
 
 ConnectionGate::ConnectionGate(GateOptions options, Serve serve, metrics::Registry& registry)
@@ -482,10 +482,10 @@ void ConnectionGate::poll_loop() {
         }
         if (!deadlines_.empty()) {
             const auto until = deadlines_.begin()->first;
-            wait = until <= now ? milliseconds(0)
-                                : std::min(wait, std::chrono::duration_cast<milliseconds>(
-                                                     until - now) +
-                                                     milliseconds(1));
+            wait = until <= now
+                       ? milliseconds(0)
+                       : std::min(wait, std::chrono::duration_cast<milliseconds>(until - now) +
+                                            milliseconds(1));
         }
         const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
                                    static_cast<int>(wait.count()));

@@ -50,7 +50,8 @@ FramingVerdict check_request_framing(const httplib::Request& req, size_t max_bod
         const std::string_view text = trim(cl_value);
         // At most 19 digits, so the value fits in 64 bits.
         if (text.empty() || text.size() > 19) {
-            if (text.size() > 19 && text.find_first_not_of("0123456789") == std::string_view::npos) {
+            if (text.size() > 19 &&
+                text.find_first_not_of("0123456789") == std::string_view::npos) {
                 return {413, "request body exceeds the server's limit"};
             }
             return {400, "Content-Length is not a valid length"};

@@ -6,10 +6,10 @@
 // smuggled past proxies, and an impossible length used to hold a worker.
 #pragma once
 
+#include <httplib.h>
+
 #include <cstddef>
 #include <string>
-
-#include <httplib.h>
 
 namespace yuzu::http {
 

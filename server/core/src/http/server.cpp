@@ -142,8 +142,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::create(const ServerOptions& opti
         if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
             return Status::InvalidArgument("TLS needs both a certificate and a key file");
         }
-        auto ssl = std::make_unique<GatedServer<httplib::SSLServer>>(
-            options.tls_cert_file.c_str(), options.tls_key_file.c_str());
+        auto ssl = std::make_unique<GatedServer<httplib::SSLServer>>(options.tls_cert_file.c_str(),
+                                                                     options.tls_key_file.c_str());
         if (!ssl->is_valid()) {
             return Status::InvalidArgument("could not load TLS certificate '" +
                                            options.tls_cert_file + "' or key '" +
@@ -197,8 +197,7 @@ HttpServer::HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Se
     gate.max_connections = options_.max_connections;
     gate.max_connections_per_peer = options_.max_connections_per_peer;
     gate_ = std::make_unique<ConnectionGate>(
-        gate, [this](Connection& conn) { return connections_->serve_connection(conn); },
-        registry);
+        gate, [this](Connection& conn) { return connections_->serve_connection(conn); }, registry);
     connections_->attach(gate_.get(), &gate_->options().limits);
 }
 
@@ -273,6 +272,18 @@ void HttpServer::install_hooks() {
             write_error(res, 500, "internal error; quote the correlation id when reporting it");
         });
 
+    // Counted just before the response is written (the status is final
+    // then), so a client that has its answer also finds it counted.
+    s.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+        const std::string route = t_request.route.empty() ? "unmatched" : t_request.route;
+        requests_total_
+            .Add({{"listener", options_.name},
+                  {"route", route},
+                  {"method", req.method},
+                  {"status", std::to_string(res.status)}})
+            .Increment();
+    });
+
     s.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
         const std::string route = t_request.route.empty() ? "unmatched" : t_request.route;
         double seconds = 0;
@@ -282,12 +293,6 @@ void HttpServer::install_hooks() {
                     .count();
         }
         t_request.active = false;
-        requests_total_
-            .Add({{"listener", options_.name},
-                  {"route", route},
-                  {"method", req.method},
-                  {"status", std::to_string(res.status)}})
-            .Increment();
         const auto listed = [&route](const std::vector<std::string>& routes) {
             return std::find(routes.begin(), routes.end(), route) != routes.end();
         };
