@@ -3,8 +3,14 @@
 // (RSS grows by far less than the body); ambiguous or impossible framing is
 // refused up front (400 / 411 / 413 / 501) instead of being waited for;
 // oversized or too many headers get 431.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -211,6 +217,85 @@ TEST_F(Hostile, Row18ImpossibleContentLengthsAreAnsweredAtOnce) {
         EXPECT_LT(ms(ex.elapsed), 500.0) << "Content-Length: " << c.content_length;
     }
     expect_stayed_up(probe, "impossible Content-Length values");
+}
+
+}  // namespace
+}  // namespace yuzu::testing::hostile
+
+namespace yuzu::testing::hostile {
+namespace {
+
+// Sends `bytes` on one connection and reads until the server closes it (or
+// `timeout`); everything the server sent.
+std::string send_and_read_all(int port, const std::string& bytes, milliseconds timeout) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+    std::string got;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+            static_cast<ssize_t>(bytes.size())) {
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        char buf[4096];
+        while (std::chrono::steady_clock::now() < deadline) {
+            pollfd pfd{fd, POLLIN, 0};
+            if (::poll(&pfd, 1, 100) <= 0) continue;
+            const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+            if (n <= 0) break;
+            got.append(buf, static_cast<size_t>(n));
+        }
+    }
+    ::close(fd);
+    return got;
+}
+
+size_t count_status_lines(const std::string& text) {
+    size_t count = 0;
+    for (size_t at = text.find("HTTP/1.1 "); at != std::string::npos;
+         at = text.find("HTTP/1.1 ", at + 1)) {
+        ++count;
+    }
+    return count;
+}
+
+// A body on a method the HTTP library never reads one for would be left on
+// the connection and parsed as the next request (request smuggling past a
+// pooling proxy). It is refused, and nothing inside it is served.
+TEST_F(Hostile, SmuggledRequestsInsideUnreadBodiesAreNeverServed) {
+    ASSERT_TRUE(start());
+    LivenessProbe probe(port());
+    const std::string inner = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    const std::string len = std::to_string(inner.size());
+    const std::vector<std::string> carriers = {
+        "GET /livez HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + len + "\r\n\r\n" + inner,
+        "DELETE /api/v1/tokens/x HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: "
+        "chunked\r\n\r\n" +
+            inner,
+        "POST /login HTTP/1.1\r\nHost: localhost\r\nRange: bytes=x\r\nContent-Length: " + len +
+            "\r\n\r\n" + inner,
+        "PRI /login HTTP/1.1\r\nHost: localhost\r\n\r\n" + inner,
+    };
+    for (const auto& carrier : carriers) {
+        const std::string answer = send_and_read_all(port(), carrier, milliseconds(3000));
+        EXPECT_EQ(count_status_lines(answer), 1u) << carrier << "\n---\n" << answer;
+        EXPECT_EQ(answer.find("# TYPE"), std::string::npos) << "the inner request was served";
+        EXPECT_EQ(answer.rfind("HTTP/1.1 4", 0) == 0 || answer.rfind("HTTP/1.1 5", 0) == 0, true)
+            << answer;
+    }
+    expect_stayed_up(probe, "bodies carrying a second request");
+}
+
+// Compressed bodies would be inflated into memory with no cap.
+TEST_F(Hostile, CompressedRequestBodiesAre415) {
+    ASSERT_TRUE(start());
+    const std::string answer = send_and_read_all(
+        port(),
+        "POST /mcp/v1/ HTTP/1.1\r\nHost: localhost\r\nContent-Encoding: gzip\r\n"
+        "Content-Type: application/json\r\nContent-Length: 4\r\nConnection: close\r\n\r\nabcd",
+        milliseconds(3000));
+    EXPECT_EQ(answer.rfind("HTTP/1.1 415", 0), 0u) << answer;
 }
 
 }  // namespace

@@ -70,3 +70,54 @@ TEST(RequestFraming, BodyMethodsWithoutAnyFramingAre411) {
 
 }  // namespace
 }  // namespace yuzu::http
+
+namespace yuzu::http {
+namespace {
+
+httplib::Request with_method(const char* method,
+                             std::initializer_list<std::pair<const char*, const char*>> headers) {
+    httplib::Request req = post(headers);
+    req.method = method;
+    return req;
+}
+
+TEST(RequestFraming, MethodsThatReadNoBodyMayNotCarryOne) {
+    // cpp-httplib leaves such a body unread, and the next request on the
+    // connection would start inside it.
+    EXPECT_EQ(check_request_framing(with_method("GET", {{"Content-Length", "35"}}), kMax).status,
+              400);
+    EXPECT_EQ(check_request_framing(with_method("GET", {{"Content-Length", "0"}}), kMax).status, 0);
+    EXPECT_EQ(
+        check_request_framing(with_method("HEAD", {{"Transfer-Encoding", "chunked"}}), kMax).status,
+        400);
+    EXPECT_EQ(check_request_framing(with_method("DELETE", {{"Transfer-Encoding", "chunked"}}), kMax)
+                  .status,
+              400);
+    EXPECT_EQ(check_request_framing(with_method("DELETE", {{"Content-Length", "2"}}), kMax).status,
+              0);
+    EXPECT_EQ(check_request_framing(with_method("DELETE", {}), kMax).status, 0);
+}
+
+TEST(RequestFraming, UnservedMethodsAre501) {
+    for (const char* method : {"PRI", "TRACE", "CONNECT", "PROPFIND"}) {
+        EXPECT_EQ(check_request_framing(with_method(method, {}), kMax).status, 501) << method;
+    }
+}
+
+TEST(RequestFraming, CompressedBodiesAre415) {
+    EXPECT_EQ(
+        check_request_framing(post({{"Content-Length", "10"}, {"Content-Encoding", "gzip"}}), kMax)
+            .status,
+        415);
+    EXPECT_EQ(
+        check_request_framing(post({{"Content-Length", "10"}, {"Content-Encoding", "br"}}), kMax)
+            .status,
+        415);
+    EXPECT_EQ(check_request_framing(
+                  post({{"Content-Length", "10"}, {"Content-Encoding", "identity"}}), kMax)
+                  .status,
+              0);
+}
+
+}  // namespace
+}  // namespace yuzu::http

@@ -57,7 +57,7 @@ std::string json_escape(const char* text) {
 }  // namespace
 
 size_t chunked_framing_allowance(size_t max_body) {
-    return std::max<size_t>(64 * 1024, max_body / 8);
+    return std::max<size_t>(size_t{64} * 1024, max_body / 8);
 }
 
 int status_for(LimitHit hit) {
@@ -131,6 +131,7 @@ ssize_t ConnectionStream::read_transport(char* ptr, size_t size, SteadyTime dead
             if (errno == EINTR) continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
         } else {
+            ERR_clear_error();
             const int r =
                 SSL_read(conn_.ssl, ptr, static_cast<int>(std::min<size_t>(size, 1 << 30)));
             if (r > 0) return r;
@@ -209,6 +210,7 @@ ssize_t ConnectionStream::write(const char* ptr, size_t size) {
             if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return -1;
         } else {
             const int chunk = static_cast<int>(std::min<size_t>(size - done, 1 << 30));
+            ERR_clear_error();
             const int r = SSL_write(conn_.ssl, ptr + done, chunk);
             if (r > 0) {
                 done += static_cast<size_t>(r);

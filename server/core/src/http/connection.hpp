@@ -28,9 +28,9 @@ struct ConnectionLimits {
     std::chrono::milliseconds header{10000};  // request line + headers, from the first byte
     std::chrono::milliseconds body{30000};    // the body, from the end of the headers
     std::chrono::milliseconds write{10000};   // one write call
-    size_t max_header_bytes = 32 * 1024;
+    size_t max_header_bytes = size_t{32} * 1024;
     size_t max_header_count = 100;
-    size_t max_body = 4 * 1024 * 1024;
+    size_t max_body = size_t{4} * 1024 * 1024;
     size_t keep_alive_max_count = 100;
 };
 
@@ -74,6 +74,8 @@ class ConnectionStream final : public httplib::Stream {
     // byte count from now).
     void begin_body();
     LimitHit limit_hit() const { return hit_; }
+    // Whether the current request got past its headers (the body phase).
+    bool in_body() const { return phase_ == Phase::kBody; }
     // Decrypted or received bytes already waiting for the next request.
     bool has_pending() const;
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
 #include <spdlog/spdlog.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <string_view>
 
+#include "http/request_scan.hpp"
 #include "yuzu/metrics/builder.hpp"
 
 namespace yuzu::http {
@@ -36,59 +38,6 @@ constexpr milliseconds kMaxPollWait{1000};
 // At a stop, how long a request whose first bytes have arrived may take to
 // arrive completely.
 constexpr milliseconds kStopGrace{2000};
-
-// Index just past the blank line ending a header block, or npos. Accepts a
-// bare LF as a line end, as cpp-httplib's reader does.
-size_t header_block_end(const std::string& buf, size_t from) {
-    for (size_t i = from; i + 1 < buf.size(); ++i) {
-        if (buf[i] != '\n') continue;
-        if (buf[i + 1] == '\n') return i + 2;
-        if (buf[i + 1] == '\r' && i + 2 < buf.size() && buf[i + 2] == '\n') return i + 3;
-    }
-    return std::string::npos;
-}
-
-bool iequal_prefix(const std::string& buf, size_t at, size_t end, const char* name) {
-    size_t i = at;
-    for (const char* p = name; *p; ++p, ++i) {
-        if (i >= end || std::tolower(static_cast<unsigned char>(buf[i])) != *p) return false;
-    }
-    return i < end && buf[i] == ':';
-}
-
-// Whether the body of the request whose header block ends at `end` is
-// already in `buf` (or there is none). Only a plain Content-Length or a
-// chunked body that visibly ended counts; anything unusual is left to the
-// worker's framing checks, which refuse it without waiting.
-bool body_arrived(const std::string& buf, size_t end) {
-    bool chunked = false;
-    long long length = 0;
-    for (size_t line = buf.find('\n'); line != std::string::npos && line + 1 < end;
-         line = buf.find('\n', line + 1)) {
-        const size_t at = line + 1;
-        if (iequal_prefix(buf, at, end, "transfer-encoding")) chunked = true;
-        if (iequal_prefix(buf, at, end, "content-length")) {
-            size_t i = at + std::strlen("content-length") + 1;
-            while (i < end && (buf[i] == ' ' || buf[i] == '\t')) ++i;
-            long long v = 0;
-            int digits = 0;
-            while (i < end && buf[i] >= '0' && buf[i] <= '9' && digits < 19) {
-                v = v * 10 + (buf[i] - '0');
-                ++i;
-                ++digits;
-            }
-            if (digits == 0 || (i < end && buf[i] >= '0' && buf[i] <= '9')) return true;
-            length = v;
-        }
-    }
-    const size_t have = buf.size() - end;
-    if (chunked) {
-        static const std::string kLastChunk = "0\r\n\r\n";
-        return have >= kLastChunk.size() &&
-               buf.compare(buf.size() - kLastChunk.size(), kLastChunk.size(), kLastChunk) == 0;
-    }
-    return static_cast<long long>(have) >= length;
-}
 
 void peer_of(int fd, std::string& ip, int& port) {
     sockaddr_storage addr{};
@@ -168,7 +117,12 @@ void ConnectionGate::shutdown() {
     // and the workers finish what they hold.
     wake_poller();
     poller_.join();
-    stopping_.store(true);
+    {
+        // Under the queue's lock, so no worker between its predicate check
+        // and its wait misses the wake-up.
+        std::lock_guard<std::mutex> queue_lock(queue_mu_);
+        stopping_.store(true);
+    }
     queue_cv_.notify_all();
     for (auto& t : workers_) t.join();
     ::close(wake_fd_);
@@ -248,10 +202,14 @@ void ConnectionGate::linger(std::unique_ptr<Connection> conn) {
 
 void ConnectionGate::close_connection(std::unique_ptr<Connection> conn) {
     if (!conn) return;
+    release_body_slot(*conn);
     if (conn->ssl != nullptr) {
         // One non-blocking close_notify; a peer that does not read it loses
-        // nothing it asked for.
+        // nothing it asked for. The error queue is per thread and shared by
+        // every connection this thread serves: leave it empty.
+        ERR_clear_error();
         (void)SSL_shutdown(conn->ssl);
+        ERR_clear_error();
         SSL_free(conn->ssl);
         conn->ssl = nullptr;
     }
@@ -266,8 +224,16 @@ void ConnectionGate::close_connection(std::unique_ptr<Connection> conn) {
 void ConnectionGate::refuse(std::unique_ptr<Connection> conn, int status, const char* message,
                             const char* reason, int retry_after_s) {
     refused_.Add({{"listener", options_.listener}, {"reason", reason}}).Increment();
-    if (!options_.tls) send_refusal(conn->fd, status, message, retry_after_s);
-    close_connection(std::move(conn));
+    release_body_slot(*conn);
+    if (options_.tls) {
+        close_connection(std::move(conn));
+        return;
+    }
+    send_refusal(conn->fd, status, message, retry_after_s);
+    // The client may still be sending: read and discard it for a moment so
+    // the close does not reset the connection before the answer is read.
+    conn->lingering = true;
+    park(std::move(conn));
 }
 
 void ConnectionGate::watch(std::unique_ptr<Connection> conn) {
@@ -352,7 +318,7 @@ void ConnectionGate::on_readable(int fd) {
         waiting_.erase(found);
         then(std::move(owned));
     };
-    const size_t end = header_block_end(conn.buffered, w.scanned > 2 ? w.scanned - 2 : 0);
+    const size_t end = header_block_end(conn.buffered, w.scanned > 3 ? w.scanned - 3 : 0);
     if (end == std::string::npos) {
         w.scanned = conn.buffered.size();
         if (conn.buffered.size() > limits.max_header_bytes) {
@@ -566,11 +532,10 @@ void ConnectionGate::worker_loop() {
         } catch (...) {
             spdlog::error("listener={} connection handler threw", options_.listener);
         }
-        if (draining_.load()) {
-            close_connection(std::move(conn));
-        } else if (after == AfterServe::kKeepAlive) {
+        const bool draining = draining_.load();
+        if (!draining && after == AfterServe::kKeepAlive) {
             park(std::move(conn));
-        } else if (after == AfterServe::kLinger && conn->ssl == nullptr) {
+        } else if (!draining && after == AfterServe::kLinger && conn->ssl == nullptr) {
             linger(std::move(conn));
         } else {
             close_connection(std::move(conn));

@@ -90,6 +90,9 @@ class ConnectionGate {
     // Set once the drain grace is over; streams read it to give up waiting.
     const std::atomic<bool>& stopping() const { return stopping_; }
     const GateOptions& options() const { return options_; }
+    // Gives back the connection's body slot, if it holds one (its body has
+    // been read, or it is closing). Idempotent; any thread.
+    void release_body_slot(Connection& conn);
 
   private:
     struct Waiting;
@@ -104,8 +107,6 @@ class ConnectionGate {
     void hand_off(std::unique_ptr<Connection> conn);
     void close_idle_for_drain();
     void grant_body_slots();
-    // Any thread.
-    void release_body_slot(Connection& conn);
     // Any thread.
     void park(std::unique_ptr<Connection> conn);
     void linger(std::unique_ptr<Connection> conn);

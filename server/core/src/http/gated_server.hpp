@@ -16,10 +16,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <string_view>
 #include <utility>
 
 #include "http/connection.hpp"
 #include "http/connection_gate.hpp"
+#include "http/request_scan.hpp"
 
 namespace yuzu::http {
 
@@ -27,7 +29,14 @@ namespace yuzu::http {
 // (pre-routing, error handler) that cpp-httplib runs on the same thread.
 struct CurrentRequest {
     ConnectionStream* stream = nullptr;
+    ConnectionGate* gate = nullptr;
+    Connection* conn = nullptr;
     bool close_after = false;  // a hook refused it with the body unread
+
+    // The body has been read (or never will be): its slot can go.
+    void body_done() const {
+        if (gate != nullptr && conn != nullptr) gate->release_body_slot(*conn);
+    }
 };
 inline thread_local CurrentRequest t_current;
 
@@ -49,6 +58,7 @@ inline bool tls_accept(Connection& conn, SSL_CTX* ctx, SteadyTime deadline,
         return false;
     }
     for (;;) {
+        ERR_clear_error();
         const int r = SSL_accept(ssl);
         if (r == 1) break;
         const int err = SSL_get_error(ssl, r);
@@ -96,10 +106,15 @@ class GatedServer final : public Base, public ConnectionServer {
             const bool last =
                 ++conn.requests_served >= limits_->keep_alive_max_count || gate_->draining();
             bool closed = false;
-            t_current = CurrentRequest{&stream, false};
+            t_current = CurrentRequest{&stream, gate_, &conn, false};
+            // Reset however process_request ends, so no hook on this thread
+            // ever sees a stream that is gone.
+            struct Reset {
+                ~Reset() { t_current = CurrentRequest{}; }
+            } reset;
             const bool ok = this->process_request(stream, last, closed, nullptr);
             const bool close_after = t_current.close_after;
-            t_current = CurrentRequest{};
+            gate_->release_body_slot(conn);
             if (stream.limit_hit() == LimitHit::kBodyTooLarge || close_after) {
                 return After::kLinger;
             }
@@ -107,12 +122,23 @@ class GatedServer final : public Base, public ConnectionServer {
                 return After::kClose;
             }
             conn.header_complete = false;
-            // A pipelined request already here is served on this worker.
             if (!stream.has_pending()) return After::kKeepAlive;
+            // A pipelined request is served on this worker only when it is
+            // already complete; a partial one would hold the worker while it
+            // trickles in, which is what the gate exists to prevent.
+            if (conn.ssl == nullptr && !pipelined_request_complete(conn)) return After::kClose;
         }
     }
 
   private:
+    static bool pipelined_request_complete(const Connection& conn) {
+        const std::string_view pending =
+            std::string_view(conn.buffered).substr(conn.buffered_offset);
+        const size_t end = header_block_end(pending, 0);
+        // The stream still holds the header block to the header caps.
+        return end != std::string_view::npos && body_arrived(pending, end);
+    }
+
     // The library's accept thread calls this for every accepted socket.
     bool process_and_close_socket(socket_t sock) override {
         gate_->admit(sock);

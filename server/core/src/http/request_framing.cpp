@@ -28,11 +28,39 @@ bool method_needs_length(const std::string& method) {
     return method == "POST" || method == "PUT" || method == "PATCH";
 }
 
+bool method_reads_body(const std::string& method) {
+    return method_needs_length(method) || method == "DELETE";
+}
+
+bool method_served(const std::string& method) {
+    return method_reads_body(method) || method == "GET" || method == "HEAD" || method == "OPTIONS";
+}
+
 }  // namespace
 
 FramingVerdict check_request_framing(const httplib::Request& req, size_t max_body) {
+    // cpp-httplib also accepts PRI (and reads a body for it until the peer
+    // closes); nothing here is served by other methods.
+    if (!method_served(req.method)) return {501, "method not implemented"};
     const size_t te_count = req.headers.count("Transfer-Encoding");
     const size_t cl_count = req.headers.count("Content-Length");
+    // The library would inflate a compressed body into memory with no cap.
+    if (req.has_header("Content-Encoding")) {
+        const std::string ce_value = req.get_header_value("Content-Encoding");
+        if (req.headers.count("Content-Encoding") > 1 || !iequals(trim(ce_value), "identity")) {
+            return {415, "compressed request bodies are not accepted"};
+        }
+    }
+    // cpp-httplib never reads a body for these methods (nor a chunked one
+    // for DELETE): bytes it leaves unread would be taken for the next
+    // request on the connection.
+    if (!method_reads_body(req.method) || req.method == "DELETE") {
+        if (te_count > 0) return {400, "this method takes no chunked body"};
+    }
+    if (!method_reads_body(req.method) && cl_count > 0) {
+        const std::string cl_value = req.get_header_value("Content-Length");
+        if (trim(cl_value) != "0") return {400, "this method takes no body"};
+    }
     if (te_count > 0) {
         if (cl_count > 0) {
             return {400, "Content-Length and Transfer-Encoding must not be sent together"};

@@ -252,6 +252,14 @@ void HttpServer::install_hooks() {
             res.body.clear();
             res.set_header("Connection", "close");
         }
+        // Refused before its headers were accepted (a bad request line, a
+        // URI too long): any body is unread, so nothing after it on this
+        // connection can be trusted to start a request.
+        if (t_current.stream != nullptr && !t_current.stream->in_body()) {
+            res.set_header("Connection", "close");
+            t_current.close_after = true;
+        }
+        t_current.body_done();
         if (res.body.empty()) {
             write_error(res, res.status, status_text(res.status));
         }
@@ -275,7 +283,8 @@ void HttpServer::install_hooks() {
     // Counted just before the response is written (the status is final
     // then), so a client that has its answer also finds it counted.
     s.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-        const std::string route = t_request.route.empty() ? "unmatched" : t_request.route;
+        const std::string route =
+            !t_request.active || t_request.route.empty() ? "unmatched" : t_request.route;
         requests_total_
             .Add({{"listener", options_.name},
                   {"route", route},
@@ -285,7 +294,8 @@ void HttpServer::install_hooks() {
     });
 
     s.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-        const std::string route = t_request.route.empty() ? "unmatched" : t_request.route;
+        const std::string route =
+            !t_request.active || t_request.route.empty() ? "unmatched" : t_request.route;
         double seconds = 0;
         if (t_request.active) {
             seconds =
@@ -320,6 +330,7 @@ Handler HttpServer::wrap(const std::string& method, const std::string& route, Ha
     return [route, max_body = options_.max_request_body, handler = std::move(handler)](
                const httplib::Request& req, httplib::Response& res) {
         t_request.route = route;
+        t_current.body_done();
         // A chunked body is capped on its raw size while it arrives (framing
         // included); the decoded size is held to the limit exactly here.
         if (req.body.size() > max_body) {

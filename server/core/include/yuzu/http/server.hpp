@@ -42,12 +42,12 @@ struct ServerOptions {
     size_t max_request_body = size_t{4} * 1024 * 1024;
     // Connection limits (see src/http/connection_gate.hpp): idle connections
     // and unfinished header blocks wait in one poller thread, not a worker.
-    int idle_timeout_s = 5;               // no byte of a (next) request: closed
-    int header_timeout_s = 10;            // request line + headers, from the first byte: 408
-    int body_timeout_s = 30;              // the body, after the headers: 408
-    int write_timeout_s = 10;             // one write of a response
-    size_t max_header_bytes = 32 * 1024;  // request line + headers: 431
-    size_t max_header_count = 100;        // 431
+    int idle_timeout_s = 5;     // no byte of a (next) request: closed
+    int header_timeout_s = 10;  // request line + headers, from the first byte: 408
+    int body_timeout_s = 30;    // the body, after the headers: 408
+    int write_timeout_s = 10;   // one write of a response
+    size_t max_header_bytes = size_t{32} * 1024;  // request line + headers: 431
+    size_t max_header_count = 100;                // 431
     size_t keep_alive_max_count = 100;
     int max_connections = 1024;        // open connections; beyond: 503
     int max_connections_per_peer = 0;  // 0: no cap; beyond: 429
