@@ -293,8 +293,10 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
                  "Refuse every MCP tool that is not a read with -32004")
         ->envname("YUZU_MCP_READ_ONLY");
     app.add_option("--mcp-allowed-origin", config.mcp_allowed_origins,
-                   "Origin allowed to call /mcp/v1/ besides the server's own (exact "
-                   "scheme://host:port; repeatable; env: comma-separated)")
+                   "Origin allowed besides the server's own, for /mcp/v1/ and for every "
+                   "state-changing request on the management listener (exact "
+                   "scheme://host:port; behind a TLS proxy its public origin; repeatable; "
+                   "env: comma-separated)")
         ->envname("YUZU_MCP_ALLOWED_ORIGINS")
         ->delimiter(',');
     app.add_option("--allowed-host", config.allowed_hosts,
