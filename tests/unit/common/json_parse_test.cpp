@@ -76,5 +76,13 @@ TEST(ParseJson, MalformedTextSaysWhere) {
     EXPECT_FALSE(parse_json_or_discarded("[]").is_discarded());
 }
 
+TEST(ParseJson, ANulByteIsMalformedNotTheEndOfTheDocument) {
+    using namespace std::string_literals;
+    for (const std::string& text : {"{\"a\":1}\0{\"b\":2}"s, "{\"a\":\"x\0y\"}"s, "\0"s}) {
+        auto parsed = parse_json(text);
+        ASSERT_FALSE(parsed.ok()) << "a NUL byte let a document through";
+        EXPECT_NE(parsed.status().message().find("malformed JSON at byte"), std::string::npos);
+    }
+}
 }  // namespace
 }  // namespace yuzu

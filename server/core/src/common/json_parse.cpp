@@ -31,6 +31,13 @@ Result<nlohmann::json> parse_json(std::string_view text, int max_depth) {
         }
         return true;
     };
+    // nlohmann's lexer takes a NUL byte for the end of the input, so
+    // `{"a":1}\0anything` would parse as `{"a":1}`: a reader that stops
+    // elsewhere (a proxy, a log) would see a different document. JSON text
+    // never contains a raw NUL, inside strings or out.
+    if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+        return Status::InvalidArgument("malformed JSON at byte " + std::to_string(nul + 1));
+    }
     try {
         return json::parse(text.begin(), text.end(), limit, /*allow_exceptions=*/true);
     } catch (const TooDeep&) {
