@@ -14,8 +14,10 @@ std::string ListenAddress::to_string() const {
 
 int ServerConfig::effective_worker_threads() const {
     if (http_worker_threads > 0) return http_worker_threads;
-    // Each keep-alive connection holds a worker for its life (DESIGN.md), so
-    // the derived pool is generous rather than core-sized.
+    // A worker is held for a whole request, including a held-open event
+    // stream and a slowly arriving upload (idle connections wait in the
+    // listener's poller instead), so the derived pool is generous rather
+    // than core-sized.
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     return static_cast<int>(std::max(16u, cores * 8u));
 }
