@@ -10,10 +10,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hostile/hostile_fixture.hpp"
@@ -285,6 +287,65 @@ TEST_F(Hostile, SmuggledRequestsInsideUnreadBodiesAreNeverServed) {
             << answer;
     }
     expect_stayed_up(probe, "bodies carrying a second request");
+}
+
+int connect_loopback(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+// The residual of the old thread-per-request listener: uploads sent a
+// byte at a time held every worker, so /livez waited for them. Now such
+// uploads can take three-quarters of the workers at most; the rest wait
+// unread in the poller, and requests that arrive complete always find a
+// worker.
+TEST_F(Hostile, SlowUploadsCannotTakeTheWorkersCompleteRequestsNeed) {
+    ASSERT_TRUE(start({"--http-worker-threads", "8"}));
+    constexpr int kUploads = 64;  // eight times the workers
+    std::vector<int> uploads;
+    for (int i = 0; i < kUploads; ++i) {
+        const int fd = connect_loopback(port());
+        ASSERT_GE(fd, 0);
+        const std::string head =
+            "POST /login HTTP/1.1\r\nHost: localhost\r\n"
+            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nu";
+        ASSERT_EQ(::send(fd, head.data(), head.size(), MSG_NOSIGNAL),
+                  static_cast<ssize_t>(head.size()));
+        uploads.push_back(fd);
+    }
+    std::atomic<bool> stop{false};
+    std::thread trickle([&] {
+        while (!stop.load()) {
+            for (const int fd : uploads) (void)::send(fd, "x", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+            std::this_thread::sleep_for(milliseconds(200));
+        }
+    });
+    LivenessProbe probe(port());
+    std::this_thread::sleep_for(milliseconds(1500));
+    // A complete POST (its body arrives with its headers) is answered.
+    const auto start_post = std::chrono::steady_clock::now();
+    const std::string answer = send_and_read_all(
+        port(),
+        "POST /login HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 25\r\n\r\n"
+        "username=nobody&password=",
+        milliseconds(5000));
+    const double post_ms = ms(std::chrono::steady_clock::now() - start_post);
+    stop.store(true);
+    trickle.join();
+    for (const int fd : uploads) ::close(fd);
+    report("complete_post_ms", post_ms, "ms");
+    EXPECT_EQ(count_status_lines(answer), 1u) << answer;
+    EXPECT_LT(post_ms, 2000.0);
+    expect_stayed_up(probe, "64 uploads trickled a byte at a time with 8 workers");
 }
 
 // Compressed bodies would be inflated into memory with no cap.
