@@ -33,6 +33,15 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 inline constexpr char kLoopback[] = "127.0.0.1";
 inline constexpr size_t kMiB = size_t{1024} * 1024;
+// AddressSanitizer keeps freed blocks in a quarantine (256 MiB by default)
+// and pads every allocation, so a buffer that grows by doubling leaves its
+// earlier copies resident: bounds on RSS growth from large buffers are
+// doubled in such a build.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr int64_t kSanitizerMemoryFactor = 2;
+#else
+inline constexpr int64_t kSanitizerMemoryFactor = 1;
+#endif
 
 // Milliseconds as a double, for messages and properties.
 double ms(Clock::duration d);
