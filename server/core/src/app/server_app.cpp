@@ -66,6 +66,15 @@ struct ServerApp::Parts {
 
 namespace {
 
+// The connection limits both listeners share (the flags say "both").
+void apply_connection_limits(const ServerConfig& c, http::ServerOptions& o) {
+    o.idle_timeout_s = c.http_idle_timeout_s;
+    o.header_timeout_s = c.http_header_timeout_s;
+    o.body_timeout_s = c.http_body_timeout_s;
+    o.max_header_bytes = c.max_header_bytes;
+    o.max_header_count = c.max_header_count;
+}
+
 bool is_loopback_address(const std::string& host) {
     return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
@@ -127,11 +136,7 @@ Status ServerApp::wire_fleet(Parts& p) {
     listener.tls_key_file = c.agent_tls_key_file;
     listener.worker_threads = c.agent_worker_threads;
     listener.max_request_body = size_t{16} * 1024 * 1024;  // inventory reports
-    listener.idle_timeout_s = c.http_idle_timeout_s;
-    listener.header_timeout_s = c.http_header_timeout_s;
-    listener.body_timeout_s = c.http_body_timeout_s;
-    listener.max_header_bytes = c.max_header_bytes;
-    listener.max_header_count = c.max_header_count;
+    apply_connection_limits(c, listener);
     listener.max_connections = c.agent_max_connections;
     listener.max_connections_per_peer = c.agent_max_connections_per_peer;
     listener.long_poll_routes = {"/agent/v1/commands"};
@@ -271,11 +276,7 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
     options.tls_key_file = config.tls_key_file;
     options.worker_threads = config.effective_worker_threads();
     options.max_request_body = config.max_request_body;
-    options.idle_timeout_s = config.http_idle_timeout_s;
-    options.header_timeout_s = config.http_header_timeout_s;
-    options.body_timeout_s = config.http_body_timeout_s;
-    options.max_header_bytes = config.max_header_bytes;
-    options.max_header_count = config.max_header_count;
+    apply_connection_limits(config, options);
     options.max_connections = config.max_connections;
     // An event stream stays open as long as its client listens.
     options.long_poll_routes = {"/api/v1/events"};

@@ -244,11 +244,16 @@ void ConnectionStream::get_remote_ip_and_port(std::string& ip, int& port) const 
 }
 
 void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const {
+    socket_address(conn_.fd, /*peer=*/false, ip, port);
+}
+
+void socket_address(int fd, bool peer, std::string& ip, int& port) {
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
     ip.clear();
     port = 0;
-    if (::getsockname(conn_.fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return;
+    auto* raw = reinterpret_cast<sockaddr*>(&addr);
+    if ((peer ? ::getpeername(fd, raw, &len) : ::getsockname(fd, raw, &len)) != 0) return;
     char text[INET6_ADDRSTRLEN] = {0};
     if (addr.ss_family == AF_INET) {
         const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);

@@ -104,6 +104,10 @@ class ConnectionStream final : public httplib::Stream {
     LimitHit hit_ = LimitHit::kNone;
 };
 
+// The numeric address and port of a socket's peer (or, with peer = false,
+// its own end); empty and 0 when the socket has none.
+void socket_address(int fd, bool peer, std::string& ip, int& port);
+
 // Sends a complete minimal response (status line, Content-Type JSON body,
 // Connection: close, optional Retry-After) on a non-blocking socket without
 // waiting; used where no worker is involved (refusals at admission).

@@ -1,8 +1,6 @@
 #include "http/connection_gate.hpp"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <spdlog/spdlog.h>
@@ -38,25 +36,6 @@ constexpr milliseconds kMaxPollWait{1000};
 // At a stop, how long a request whose first bytes have arrived may take to
 // arrive completely.
 constexpr milliseconds kStopGrace{2000};
-
-void peer_of(int fd, std::string& ip, int& port) {
-    sockaddr_storage addr{};
-    socklen_t len = sizeof addr;
-    ip.clear();
-    port = 0;
-    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return;
-    char text[INET6_ADDRSTRLEN] = {0};
-    if (addr.ss_family == AF_INET) {
-        const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
-        ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
-        port = ntohs(in->sin_port);
-    } else if (addr.ss_family == AF_INET6) {
-        const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
-        ::inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
-        port = ntohs(in6->sin6_port);
-    }
-    ip = text;
-}
 
 }  // namespace
 
@@ -141,7 +120,7 @@ void ConnectionGate::admit(int fd) {
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
     auto conn = std::make_unique<Connection>();
     conn->fd = fd;
-    peer_of(fd, conn->peer, conn->peer_port);
+    socket_address(fd, /*peer=*/true, conn->peer, conn->peer_port);
     const char* refusal = nullptr;
     {
         std::lock_guard<std::mutex> lock(counts_mu_);
