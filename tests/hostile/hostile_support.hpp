@@ -42,6 +42,16 @@ inline constexpr int64_t kSanitizerMemoryFactor = 2;
 #else
 inline constexpr int64_t kSanitizerMemoryFactor = 1;
 #endif
+// Latency bounds on work the server does while a test floods it (not the
+// /livez bound, which holds as is): ThreadSanitizer slows every memory
+// access of both the server and the flooding test several times over.
+#if defined(__SANITIZE_THREAD__)
+inline constexpr double kSanitizerTimeFactor = 4.0;
+#elif defined(__SANITIZE_ADDRESS__)
+inline constexpr double kSanitizerTimeFactor = 2.0;
+#else
+inline constexpr double kSanitizerTimeFactor = 1.0;
+#endif
 
 // Milliseconds as a double, for messages and properties.
 double ms(Clock::duration d);
