@@ -2,16 +2,11 @@
 
 #include <openssl/crypto.h>
 
+#include "http/header_value.hpp"
 #include "yuzu/http/server.hpp"
 
 namespace yuzu::http {
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
 
 bool equal_constant_time(const std::string& a, const std::string& b) {
     if (a.size() != b.size()) return false;
@@ -25,11 +20,11 @@ std::string cookie_value(const httplib::Request& req, std::string_view name) {
     std::string_view rest = header;
     while (!rest.empty()) {
         const auto semi = rest.find(';');
-        std::string_view part = trim(rest.substr(0, semi));
+        std::string_view part = trim_ows(rest.substr(0, semi));
         rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
         const auto eq = part.find('=');
         if (eq == std::string_view::npos) continue;
-        if (trim(part.substr(0, eq)) == name) return std::string(trim(part.substr(eq + 1)));
+        if (trim_ows(part.substr(0, eq)) == name) return std::string(trim_ows(part.substr(eq + 1)));
     }
     return "";
 }
@@ -44,10 +39,11 @@ Result<Authenticated> authenticate(const httplib::Request& req, const Credential
                         [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
             return Status::Unauthenticated("Authorization must use the Bearer scheme");
         }
-        return resolver.from_token(trim(std::string_view(authorization).substr(kBearer.size())));
+        return resolver.from_token(
+            trim_ows(std::string_view(authorization).substr(kBearer.size())));
     }
     const std::string token = req.get_header_value("X-Yuzu-Token");
-    if (!token.empty()) return resolver.from_token(trim(token));
+    if (!token.empty()) return resolver.from_token(trim_ows(token));
     if (allow_cookie) {
         const std::string secret = cookie_value(req, kSessionCookie);
         if (!secret.empty()) {

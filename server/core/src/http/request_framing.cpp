@@ -4,14 +4,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "http/header_value.hpp"
+
 namespace yuzu::http {
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
 
 bool iequals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
@@ -47,7 +43,7 @@ FramingVerdict check_request_framing(const httplib::Request& req, size_t max_bod
     // The library would inflate a compressed body into memory with no cap.
     if (req.has_header("Content-Encoding")) {
         const std::string ce_value = req.get_header_value("Content-Encoding");
-        if (req.headers.count("Content-Encoding") > 1 || !iequals(trim(ce_value), "identity")) {
+        if (req.headers.count("Content-Encoding") > 1 || !iequals(trim_ows(ce_value), "identity")) {
             return {415, "compressed request bodies are not accepted"};
         }
     }
@@ -59,14 +55,14 @@ FramingVerdict check_request_framing(const httplib::Request& req, size_t max_bod
     }
     if (!method_reads_body(req.method) && cl_count > 0) {
         const std::string cl_value = req.get_header_value("Content-Length");
-        if (trim(cl_value) != "0") return {400, "this method takes no body"};
+        if (trim_ows(cl_value) != "0") return {400, "this method takes no body"};
     }
     if (te_count > 0) {
         if (cl_count > 0) {
             return {400, "Content-Length and Transfer-Encoding must not be sent together"};
         }
         const std::string te_value = req.get_header_value("Transfer-Encoding");
-        const std::string_view te = trim(te_value);
+        const std::string_view te = trim_ows(te_value);
         if (te_count > 1 || !iequals(te, "chunked")) {
             return {501, "only Transfer-Encoding: chunked is supported"};
         }
@@ -75,7 +71,7 @@ FramingVerdict check_request_framing(const httplib::Request& req, size_t max_bod
     if (cl_count > 1) return {400, "more than one Content-Length header"};
     if (cl_count == 1) {
         const std::string cl_value = req.get_header_value("Content-Length");
-        const std::string_view text = trim(cl_value);
+        const std::string_view text = trim_ows(cl_value);
         // At most 19 digits, so the value fits in 64 bits.
         if (text.empty() || text.size() > 19) {
             if (text.size() > 19 &&
