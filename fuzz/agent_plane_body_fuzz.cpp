@@ -1,7 +1,7 @@
 // libFuzzer target for what an enrolled agent sends the agent plane (built
 // and run by scripts/fuzz.sh). Each input is one request body: it is parsed
 // once as the routes parse it (parse_body_object), then read as each of the
-// four bodies by the routes' own readers (fleet/agent_bodies.hpp) —
+// four bodies by the routes' own readers (agentapi/agent_bodies.hpp) —
 // enrollment, heartbeat, inventory report, command result — and each value
 // read is checked by the rule its service applies before storing it
 // (check_self_description, check_heartbeat, check_inventory_report, and the
@@ -30,8 +30,8 @@
 #include <utility>
 #include <vector>
 
+#include "agentapi/agent_bodies.hpp"
 #include "execution/json_text.hpp"
-#include "fleet/agent_bodies.hpp"
 #include "fleet/field_rules.hpp"
 #include "fleet/inventory_rules.hpp"
 #include "yuzu/common/json_parse.hpp"
@@ -186,7 +186,7 @@ void check_enroll(const json& body) {
                                               "os_version",       "arch",     "agent_version"};
     bool well_typed = true;
     for (const char* f : kFields) well_typed = well_typed && string_or_absent(body, f);
-    auto read = fleet::read_enroll_body(body);
+    auto read = agentapi::read_enroll_body(body);
     require(read.ok() == well_typed, "enroll: success does not match the field types",
             read.ok() ? "" : read.status().message());
     if (!read.ok()) {
@@ -226,7 +226,7 @@ void check_heartbeat(const json& body) {
                                               "agent_version"};
     bool well_typed = true;
     for (const char* f : kFields) well_typed = well_typed && string_or_absent(body, f);
-    auto read = fleet::read_heartbeat_body(body);
+    auto read = agentapi::read_heartbeat_body(body);
     require(read.ok() == well_typed, "heartbeat: success does not match the field types",
             read.ok() ? "" : read.status().message());
     if (!read.ok()) {
@@ -286,7 +286,7 @@ void check_inventory(const json& body) {
                          string_or_absent(source, "reason");
         }
     }
-    auto read = fleet::read_inventory_body(body, kAgentId, kNowMs);
+    auto read = agentapi::read_inventory_body(body, kAgentId, kNowMs);
     require(read.ok() == well_typed, "inventory: success does not match the field types",
             read.ok() ? "" : read.status().message());
     if (!read.ok()) {
@@ -361,7 +361,7 @@ void check_result(const json& body) {
                 status != body.end() && status->is_string() &&
                 kStatuses.count(status->get_ref<const std::string&>()) == 1;
     }
-    auto read = fleet::read_result_body(body);
+    auto read = agentapi::read_result_body(body);
     require(read.ok() == valid, "result: success does not match the fields",
             read.ok() ? "" : read.status().message());
     if (!read.ok()) {
@@ -402,8 +402,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     const std::string at_limit = "{\"a\":" + nested(yuzu::kMaxJsonDepth - 1) + "}";
     const std::string over = "{\"a\":" + nested(yuzu::kMaxJsonDepth) + "}";
     require(text_depth(at_limit) == yuzu::kMaxJsonDepth, "depth scanner miscounts", at_limit);
-    require(fleet::parse_body_object(at_limit).ok(), "a body at the depth limit is refused");
-    auto refused = fleet::parse_body_object(over);
+    require(agentapi::parse_body_object(at_limit).ok(), "a body at the depth limit is refused");
+    auto refused = agentapi::parse_body_object(over);
     require(
         !refused.ok() && refused.status().message().find("nested deeper than") != std::string::npos,
         "a body one level over the depth limit is not refused as too deep");
@@ -414,7 +414,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     g_input = text;
     const int depth = text_depth(text);
-    auto body = fleet::parse_body_object(text);
+    auto body = agentapi::parse_body_object(text);
     if (!body.ok()) {
         const yuzu::Status& s = body.status();
         require(s.code() == StatusCode::kInvalidArgument, "parse: not InvalidArgument",

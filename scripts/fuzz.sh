@@ -78,7 +78,7 @@ fuzz() {
 # unit tests).
 targets=(
   "agent_plane_body_fuzz agent 4096 fuzz/agent_plane_body_fuzz.cpp
-   server/core/src/fleet/agent_bodies.cpp server/core/src/fleet/field_rules.cpp
+   server/core/src/agentapi/agent_bodies.cpp server/core/src/fleet/field_rules.cpp
    server/core/src/fleet/inventory_rules.cpp server/core/src/execution/json_text.cpp
    server/core/src/common/json_parse.cpp server/core/src/common/status.cpp"
   "jsonrpc_envelope_fuzz jsonrpc 4096 fuzz/jsonrpc_envelope_fuzz.cpp

@@ -18,7 +18,9 @@
 
 #include "yuzu/agent/agent_runtime.hpp"
 #include "yuzu/agent/server_endpoint.hpp"
+#include "yuzu/common/thread_guard.hpp"
 #include "yuzu/logging/stderr_logging.hpp"
+#include "yuzu/logging/thread_exception_logging.hpp"
 
 namespace {
 
@@ -36,7 +38,7 @@ sigset_t shutdown_signals() {
 
 // Runs on its own thread: the first SIGTERM/SIGINT asks the runtime to stop
 // (goodbyes are sent); a second one exits at once.
-void watch_signals(yuzu::agent::AgentRuntime& runtime) {
+void watch_signals(yuzu::agent::AgentRuntime& runtime) noexcept {
     sigset_t set = shutdown_signals();
     bool first = true;
     for (;;) {
@@ -45,8 +47,11 @@ void watch_signals(yuzu::agent::AgentRuntime& runtime) {
         if (sig == SIGUSR2) return;
         if (first) {
             first = false;
-            spdlog::info("{} received; stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-            runtime.request_stop();
+            // A throw is logged and counted; the watcher stays for a second signal.
+            (void)yuzu::run_guarded("agent.signals", [&runtime, sig] {
+                spdlog::info("{} received; stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+                runtime.request_stop();
+            });
             continue;
         }
         const char msg[] = "yuzu-agent: second shutdown signal, exiting immediately\n";
@@ -60,9 +65,7 @@ int usage_error(const std::string& message) {
     return kExitUsage;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_agent(int argc, char** argv) {
     yuzu::agent::AgentOptions options;
     std::string state_dir;
     std::string log_level = "info";
@@ -113,6 +116,7 @@ int main(int argc, char** argv) {
         !logging.ok()) {
         return usage_error(logging.message());
     }
+    yuzu::logging::install_thread_exception_logging();
 
     // Signals are taken by the watcher thread alone; every thread started
     // after this inherits the mask. A server that hangs up mid-write must
@@ -124,11 +128,25 @@ int main(int argc, char** argv) {
     const yuzu::agent::PluginRegistry plugins = yuzu::agent::PluginRegistry::builtin();
     yuzu::agent::AgentRuntime runtime(std::move(options), plugins);
     std::thread watcher(watch_signals, std::ref(runtime));
-    const yuzu::Status status = runtime.run();
+    // Guarded so the watcher is always joined (a joinable std::thread
+    // destroyed by an exception would end the process).
+    yuzu::Status status;
+    if (!yuzu::run_guarded("agent.runtime", [&] { status = runtime.run(); })) {
+        status = yuzu::Status::Internal("the agent runtime failed; see the log");
+    }
     pthread_kill(watcher.native_handle(), SIGUSR2);
     watcher.join();
     if (status.ok()) return 0;
     if (status.code() == yuzu::StatusCode::kInvalidArgument) return usage_error(status.message());
     std::fprintf(stderr, "yuzu-agent: %s\n", status.message().c_str());
     return kExitFailure;
+}
+
+}  // namespace
+
+// Nothing escapes main: an exception is logged, counted and exits 1.
+int main(int argc, char** argv) {
+    int code = kExitFailure;
+    (void)yuzu::run_guarded("agent.main", [&] { code = run_agent(argc, argv); });
+    return code;
 }

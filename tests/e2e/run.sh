@@ -8,7 +8,10 @@
 #       SDK client and a TOTP-verified reviewer;
 #   (e) browser/approvals.spec.mjs: the dashboard in headless Debian chromium;
 #   (f) scripts/run.sh on a fresh data dir, then run_sh_connect.mjs: the SDK
-#       client connects with exactly the connection lines run.sh printed.
+#       client connects with exactly the connection lines run.sh printed;
+#   (g) browser/mcp_cors.spec.mjs: fetch() to /mcp/v1/ from a page on an
+#       --mcp-allowed-origin (readable, 401s too) and from one that is not
+#       (fails), in headless Debian chromium.
 # Last line: "N passed, M failed" (scenarios + SDK and browser checks).
 # Exit status is non-zero on any failure.
 set -uo pipefail
@@ -228,6 +231,10 @@ else
   echo "not ok - run.sh did not stop the server cleanly"; tail -n 20 "$RUNSH_OUT"
   TOTAL_FAILED=$((TOTAL_FAILED + 1))
 fi
+
+# --- (g) MCP from a page on another origin (CORS) ----------------------------
+echo "== (g) browser: /mcp/v1/ from another origin (CORS, Playwright, Debian chromium)"
+run_counted g "$HERE/browser/mcp_cors.spec.mjs"
 
 echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
 [ "$TOTAL_FAILED" -eq 0 ]

@@ -1,5 +1,6 @@
 // yuzu-server as a process: health routes, correlation ids, body limit,
-// metrics exposition (checked by promtool), flag validation and shutdown.
+// metrics exposition (checked by promtool), flag validation, start-up
+// failures (address in use, bad TLS files) and shutdown.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -8,11 +9,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "support/server_process.hpp"
 
@@ -221,6 +227,152 @@ TEST(ServerLifecycle, RefusesToStartOnAStoreNewerThanTheBinary) {
     EXPECT_NE(rc, 0);
     EXPECT_NE(rc, -1) << "server kept running on a newer store";
     EXPECT_NE(second.log().find("newer"), std::string::npos) << second.log();
+}
+
+}  // namespace
+}  // namespace yuzu::testing
+
+// Start-up failures an operator fixes in the configuration (an address in
+// use, an unusable TLS certificate or key) are found before the first
+// start's side effects: one line on stderr, exit 2, and neither the
+// bootstrap password file nor the first admin left behind.
+namespace yuzu::testing {
+namespace {
+
+// Holds a listening socket on 127.0.0.1 (port chosen by the kernel).
+class HeldPort {
+  public:
+    HeldPort() {
+        fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+            ::listen(fd_, 1) != 0) {
+            return;
+        }
+        socklen_t len = sizeof addr;
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+        port_ = ntohs(addr.sin_port);
+    }
+    ~HeldPort() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    HeldPort(const HeldPort&) = delete;
+    HeldPort& operator=(const HeldPort&) = delete;
+    int port() const { return port_; }
+
+  private:
+    int fd_ = -1;
+    int port_ = 0;
+};
+
+struct StartupOutcome {
+    int rc = -1;
+    std::string output;  // stdout and stderr
+};
+
+// Runs yuzu-server on a fresh data dir until it exits by itself.
+StartupOutcome start_server(const std::string& data_dir, const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {bin_path("yuzu-server"), "--data-dir", data_dir};
+    const auto given = [&args](const char* flag) {
+        return std::find(args.begin(), args.end(), flag) != args.end();
+    };
+    for (const char* flag : {"--listen", "--agent-listen"}) {
+        if (!given(flag)) argv.insert(argv.end(), {flag, "127.0.0.1:0"});
+    }
+    argv.insert(argv.end(), args.begin(), args.end());
+    StartupOutcome out;
+    out.rc = run_command(argv, &out.output);
+    return out;
+}
+
+void expect_one_line(const StartupOutcome& o, const std::string& needle) {
+    EXPECT_EQ(o.rc, 2) << o.output;
+    EXPECT_EQ(std::count(o.output.begin(), o.output.end(), '\n'), 1) << o.output;
+    EXPECT_EQ(o.output.rfind("yuzu-server: ", 0), 0u) << o.output;
+    EXPECT_NE(o.output.find(needle), std::string::npos) << o.output;
+}
+
+// No bootstrap password file, and no user (the admin) in the user store.
+void expect_no_first_start_side_effects(const std::string& data_dir) {
+    EXPECT_FALSE(std::filesystem::exists(data_dir + "/initial-admin-password"));
+    const std::string auth_db = data_dir + "/auth.db";
+    if (!std::filesystem::exists(auth_db)) return;  // not even created: no admin
+    std::string out;
+    ASSERT_EQ(run_command({"/usr/bin/sqlite3", auth_db, "SELECT count(*) FROM users;"}, &out), 0)
+        << out;
+    EXPECT_EQ(out, "0\n") << "the admin was bootstrapped before the failure";
+}
+
+TEST(ServerStartup, PortInUseExitsTwoWithOneLineBeforeBootstrappingTheAdmin) {
+    HeldPort held;
+    ASSERT_GT(held.port(), 0);
+    const std::string address = "127.0.0.1:" + std::to_string(held.port());
+    for (const char* flag : {"--listen", "--agent-listen"}) {
+        TempDir dir;
+        const std::string data_dir = (dir.path() / "data").string();
+        const StartupOutcome o = start_server(data_dir, {flag, address});
+        expect_one_line(o, "cannot listen on " + address + ": Address already in use");
+        EXPECT_EQ(o.output,
+                  "yuzu-server: cannot listen on " + address + ": Address already in use\n")
+            << flag;
+        expect_no_first_start_side_effects(data_dir);
+    }
+}
+
+TEST(ServerStartup, MissingTlsCertificateExitsTwoWithOneLineBeforeBootstrappingTheAdmin) {
+    TempDir dir;
+    const std::string data_dir = (dir.path() / "data").string();
+    const std::string missing = (dir.path() / "no-such-cert.pem").string();
+    const std::string key = (dir.path() / "key.pem").string();
+    std::ofstream(key) << "not a key\n";
+    for (const char* flag : {"--tls-cert", "--agent-tls-cert"}) {
+        const std::string key_flag =
+            std::string(flag) == "--tls-cert" ? "--tls-key" : "--agent-tls-key";
+        const StartupOutcome o = start_server(data_dir, {flag, missing, key_flag, key});
+        expect_one_line(o, missing);
+        expect_no_first_start_side_effects(data_dir);
+    }
+}
+
+TEST(ServerStartup, GarbageTlsCertificateExitsTwoWithOneLineBeforeBootstrappingTheAdmin) {
+    TempDir dir;
+    const std::string cert = (dir.path() / "cert.pem").string();
+    const std::string key = (dir.path() / "key.pem").string();
+    std::ofstream(cert) << "this is not a certificate\n";
+    std::ofstream(key) << "nor is this a key\n";
+    for (const auto& [cert_flag, key_flag] :
+         {std::pair{"--tls-cert", "--tls-key"}, std::pair{"--agent-tls-cert", "--agent-tls-key"}}) {
+        TempDir data;
+        const std::string data_dir = (data.path() / "data").string();
+        const StartupOutcome o = start_server(data_dir, {cert_flag, cert, key_flag, key});
+        expect_one_line(o, "TLS certificate " + cert + ": no start line");
+        expect_no_first_start_side_effects(data_dir);
+    }
+}
+
+TEST(ServerStartup, TlsKeyThatIsNotTheCertificatesExitsTwoWithOneLine) {
+    TempDir dir;
+    const std::string cert = (dir.path() / "cert.pem").string();
+    const std::string key = (dir.path() / "key.pem").string();
+    const std::string other_key = (dir.path() / "other-key.pem").string();
+    std::string out;
+    ASSERT_EQ(run_command({"/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                           "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
+                           "-days", "1", "-subj", "/CN=localhost"},
+                          &out),
+              0)
+        << out;
+    ASSERT_EQ(run_command({"/usr/bin/openssl", "genpkey", "-algorithm", "EC", "-pkeyopt",
+                           "ec_paramgen_curve:P-256", "-out", other_key},
+                          &out),
+              0)
+        << out;
+    const std::string data_dir = (dir.path() / "data").string();
+    const StartupOutcome o = start_server(data_dir, {"--tls-cert", cert, "--tls-key", other_key});
+    expect_one_line(o, "TLS key " + other_key + ": ");
+    expect_no_first_start_side_effects(data_dir);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "client/stop_signal.hpp"
 #include "yuzu/agent/identity_store.hpp"
 #include "yuzu/agent/server_endpoint.hpp"
+#include "yuzu/common/thread_guard.hpp"
 
 namespace yuzu::agent {
 namespace {
@@ -99,15 +100,19 @@ Status AgentRuntime::run() {
     std::vector<Identity*> all;
     for (auto& id : impl.identities) {
         all.push_back(id.get());
-        threads.emplace_back([&ctx, &running, &impl, identity = id.get()] {
-            run_identity(*identity, ctx);
+        threads.emplace_back([&ctx, &running, &impl, identity = id.get()]() noexcept {
+            // Its loops guard each iteration; what still escapes stops this
+            // identity alone (logged and counted), and the others go on.
+            if (!run_guarded("agent.identity", [&] { run_identity(*identity, ctx); })) {
+                (void)run_guarded("agent.identity", [identity] { identity->halt(); });
+            }
             running.fetch_sub(1);
             impl.stop.notify();
         });
     }
     std::atomic<bool> scheduler_done{false};
-    threads.emplace_back([&] {
-        run_scheduler(all, ctx);
+    threads.emplace_back([&]() noexcept {
+        (void)run_guarded("agent.scheduler", [&] { run_scheduler(all, ctx); });
         scheduler_done = true;
     });
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "yuzu/common/json_parse.hpp"
+#include "yuzu/common/json_text.hpp"
 
 namespace yuzu::agent {
 namespace {
@@ -120,7 +121,7 @@ Status save_identity(const fs::path& identity_dir, const IdentityRecord& record)
                               {"agent_id", record.agent_id},
                               {"device_token", record.device_token},
                               {"enrolled_at", record.enrolled_at_ms}};
-    const std::string data = j.dump(2) + "\n";
+    const std::string data = dump_json(j, 2) + "\n";
     std::string tmp = (identity_dir / (std::string(kIdentityFileName) + ".XXXXXX")).string();
     const int fd = ::mkstemp(tmp.data());  // created 0600
     if (fd < 0) {

@@ -3,11 +3,13 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <optional>
 
 #include "client/backoff.hpp"
 #include "client/command_executor.hpp"
 #include "client/recent_commands.hpp"
 #include "yuzu/agent/host_facts.hpp"
+#include "yuzu/common/thread_guard.hpp"
 
 namespace yuzu::agent {
 namespace {
@@ -59,30 +61,42 @@ class IdentityWorker {
         const HostFacts facts = read_host_facts(ctx_.options.host_paths);
         const std::string body = enroll_body(ctx_.options.enrollment_token, facts);
         while (!ctx_.stop.requested() && id_.phase() == IdentityPhase::kEnrolling) {
-            const HttpReply reply = id_.poll_channel().post("/agent/v1/enroll", "", body);
-            if (ctx_.stop.requested()) return false;
-            switch (classify_reply(reply)) {
-                case ReplyAction::kAccepted:
-                    return finish_enrollment(reply);
-                case ReplyAction::kRefused:
-                    spdlog::error(
-                        "{}: enrollment token refused by the server ({}); give a new "
-                        "--enrollment-token to enroll this identity",
-                        id_.name(), describe_reply(reply));
-                    id_.halt();
-                    return false;
-                case ReplyAction::kRejected:
-                    spdlog::error("{}: enrollment rejected ({}); this identity stops", id_.name(),
-                                  describe_reply(reply));
-                    id_.halt();
-                    return false;
-                case ReplyAction::kRetryAfter:
-                case ReplyAction::kBackOff:
-                    wait_before_retry(reply, "enrollment");
-                    break;
+            std::optional<bool> enrolled;
+            // A throw is logged and counted, then backed off like a fault.
+            if (!run_guarded("agent.enroll", [&] { enrolled = try_enroll(body); })) {
+                sleep(backoff_.next());
+                continue;
             }
+            if (enrolled) return *enrolled;
         }
         return false;
+    }
+
+    // One enrollment attempt: whether it enrolled, or nullopt to try again.
+    std::optional<bool> try_enroll(const std::string& body) {
+        const HttpReply reply = id_.poll_channel().post("/agent/v1/enroll", "", body);
+        if (ctx_.stop.requested()) return false;
+        switch (classify_reply(reply)) {
+            case ReplyAction::kAccepted:
+                return finish_enrollment(reply);
+            case ReplyAction::kRefused:
+                spdlog::error(
+                    "{}: enrollment token refused by the server ({}); give a new "
+                    "--enrollment-token to enroll this identity",
+                    id_.name(), describe_reply(reply));
+                id_.halt();
+                return false;
+            case ReplyAction::kRejected:
+                spdlog::error("{}: enrollment rejected ({}); this identity stops", id_.name(),
+                              describe_reply(reply));
+                id_.halt();
+                return false;
+            case ReplyAction::kRetryAfter:
+            case ReplyAction::kBackOff:
+                wait_before_retry(reply, "enrollment");
+                break;
+        }
+        return std::nullopt;
     }
 
     bool finish_enrollment(const HttpReply& reply) {
@@ -113,32 +127,42 @@ class IdentityWorker {
     }
 
     void poll_loop() {
-        while (keep_going()) {
-            const int wait_s = id_.poll_wait_s();
-            const auto started = std::chrono::steady_clock::now();
-            const HttpReply reply =
-                id_.poll_channel().get("/agent/v1/commands?wait_s=" + std::to_string(wait_s),
-                                       id_.record().device_token, seconds(wait_s) + kPollReadSlack);
-            if (ctx_.stop.requested()) return;
-            switch (classify_reply(reply)) {
-                case ReplyAction::kAccepted: {
-                    const bool idle = handle_commands(reply);
-                    const auto elapsed = std::chrono::steady_clock::now() - started;
-                    if (idle && elapsed < kMinPollSpacing) {
-                        sleep(std::chrono::duration_cast<milliseconds>(kMinPollSpacing - elapsed));
-                    }
-                    break;
-                }
-                case ReplyAction::kRefused:
-                    id_.refuse("the command poll", reply);
-                    return;
-                case ReplyAction::kRetryAfter:
-                case ReplyAction::kBackOff:
-                case ReplyAction::kRejected:
-                    wait_before_retry(reply, "command poll");
-                    break;
+        for (bool more = true; more && keep_going();) {
+            // A poll (or a command it delivered) that throws is logged and
+            // counted, then backed off like a fault; the loop goes on.
+            if (!run_guarded("agent.command_poll", [this, &more] { more = poll_once(); })) {
+                sleep(backoff_.next());
             }
         }
+    }
+
+    // One long-poll and the commands it brought; false: this identity stops polling.
+    bool poll_once() {
+        const int wait_s = id_.poll_wait_s();
+        const auto started = std::chrono::steady_clock::now();
+        const HttpReply reply =
+            id_.poll_channel().get("/agent/v1/commands?wait_s=" + std::to_string(wait_s),
+                                   id_.record().device_token, seconds(wait_s) + kPollReadSlack);
+        if (ctx_.stop.requested()) return false;
+        switch (classify_reply(reply)) {
+            case ReplyAction::kAccepted: {
+                const bool idle = handle_commands(reply);
+                const auto elapsed = std::chrono::steady_clock::now() - started;
+                if (idle && elapsed < kMinPollSpacing) {
+                    sleep(std::chrono::duration_cast<milliseconds>(kMinPollSpacing - elapsed));
+                }
+                break;
+            }
+            case ReplyAction::kRefused:
+                id_.refuse("the command poll", reply);
+                return false;
+            case ReplyAction::kRetryAfter:
+            case ReplyAction::kBackOff:
+            case ReplyAction::kRejected:
+                wait_before_retry(reply, "command poll");
+                break;
+        }
+        return true;
     }
 
     // Runs what the answer delivered. True when it was a well-formed answer

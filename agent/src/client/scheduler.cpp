@@ -10,6 +10,7 @@
 #include "yuzu/agent/host_facts.hpp"
 #include "yuzu/agent/inventory.hpp"
 #include "yuzu/agent/perf_sample.hpp"
+#include "yuzu/common/thread_guard.hpp"
 
 namespace yuzu::agent {
 namespace {
@@ -45,34 +46,46 @@ class Scheduler {
 
     void run() {
         while (!ctx_.stop.requested()) {
-            heartbeat_body_.reset();  // one host reading per round
-            auto wake = SteadyClock::now() + kMaxIdle;
-            for (Slot& slot : slots_) {
-                if (ctx_.stop.requested()) return;
-                if (!slot.id->active()) continue;
-                const auto now = SteadyClock::now();
-                if (!slot.started) {  // heartbeat at start, inventory after enrollment/start
-                    slot.started = true;
-                    slot.next_heartbeat = now;
-                    slot.next_inventory = now;
-                }
-                if (now >= slot.next_heartbeat) heartbeat(slot);
-                if (!ctx_.stop.requested() && slot.id->active() &&
-                    SteadyClock::now() >= slot.next_inventory) {
-                    inventory(slot);
-                }
-                wake = std::min({wake, slot.next_heartbeat, slot.next_inventory});
-            }
-            const auto now = SteadyClock::now();
-            if (wake > now) {
-                ctx_.stop.wait_for(
-                    std::chrono::duration_cast<milliseconds>(wake - now) + milliseconds(1),
-                    [this] { return newly_active(); });
-            }
+            // A round that throws outside the per-slot guards is logged and
+            // counted; the next one starts after the usual idle bound.
+            if (!run_guarded("agent.scheduler", [this] { round(); })) ctx_.stop.wait_for(kMaxIdle);
         }
     }
 
   private:
+    void round() {
+        heartbeat_body_.reset();  // one host reading per round
+        auto wake = SteadyClock::now() + kMaxIdle;
+        for (Slot& slot : slots_) {
+            if (ctx_.stop.requested()) return;
+            if (!slot.id->active()) continue;
+            const auto now = SteadyClock::now();
+            if (!slot.started) {  // heartbeat at start, inventory after enrollment/start
+                slot.started = true;
+                slot.next_heartbeat = now;
+                slot.next_inventory = now;
+            }
+            // A heartbeat or inventory that throws is logged and counted,
+            // and retried after the slot's back-off, as after a fault.
+            if (now >= slot.next_heartbeat &&
+                !run_guarded("agent.heartbeat", [this, &slot] { heartbeat(slot); })) {
+                slot.next_heartbeat = SteadyClock::now() + slot.heartbeat_backoff.next();
+            }
+            if (!ctx_.stop.requested() && slot.id->active() &&
+                SteadyClock::now() >= slot.next_inventory &&
+                !run_guarded("agent.inventory", [this, &slot] { inventory(slot); })) {
+                slot.next_inventory = SteadyClock::now() + slot.inventory_backoff.next();
+            }
+            wake = std::min({wake, slot.next_heartbeat, slot.next_inventory});
+        }
+        const auto now = SteadyClock::now();
+        if (wake > now) {
+            ctx_.stop.wait_for(
+                std::chrono::duration_cast<milliseconds>(wake - now) + milliseconds(1),
+                [this] { return newly_active(); });
+        }
+    }
+
     // An identity has enrolled since the last round and waits for its first heartbeat.
     bool newly_active() const {
         return std::any_of(slots_.begin(), slots_.end(),

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "yuzu/common/json_text.hpp"
+
 namespace yuzu::agent {
 namespace {
 
@@ -100,7 +102,7 @@ std::string collect_inventory_sources(const InventoryEnv& env, const InventoryBu
     std::string out = "{";
     for (const auto& [name, json] : parts) {
         if (out.size() > 1) out += ',';
-        out += nlohmann::json(name).dump();
+        out += dump_json(nlohmann::json(name));
         out += ':';
         out += json;
     }

@@ -13,6 +13,7 @@
 #include "plugins/builtin_plugins.hpp"
 #include "yuzu/agent/plugin.hpp"
 #include "yuzu/common/json_parse.hpp"
+#include "yuzu/common/thread_guard.hpp"
 
 namespace yuzu::agent {
 namespace {
@@ -147,8 +148,10 @@ PluginOutcome PluginRegistry::run(const std::string& plugin, const std::string& 
     // (a hung mount, a wedged pipe) cannot hold the caller past its timeout.
     auto state = std::make_shared<WorkerState>();
     try {
-        std::thread([state, handler = it->second.action, params, limits] {
-            run_handler(state, handler, params, limits);
+        // A handler's own exception becomes its failure outcome (run_handler);
+        // anything past that is logged and counted, and the caller times out.
+        std::thread([state, handler = it->second.action, params, limits]() noexcept {
+            (void)run_guarded("agent.plugin", [&] { run_handler(state, handler, params, limits); });
         }).detach();
     } catch (const std::exception& e) {
         return failure(std::string("could not start plugin: ") + e.what());

@@ -13,8 +13,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 // --- yuzu-server -------------------------------------------------------------
 
 export class YuzuServer {
-  constructor(binDir) {
+  // `args`: extra yuzu-server flags (e.g. ['--mcp-allowed-origin', origin]).
+  constructor(binDir, { args = [] } = {}) {
     this.binary = join(binDir, 'yuzu-server');
+    this.extraArgs = args;
     this.adminPassword = `browser-e2e-${randomBytes(12).toString('hex')}`;
     this.dir = mkdtempSync(join(tmpdir(), 'yuzu-browser-e2e-'));
     this.dataDir = join(this.dir, 'data');
@@ -30,6 +32,7 @@ export class YuzuServer {
     const env = { ...process.env, YUZU_BOOTSTRAP_ADMIN_PASSWORD: this.adminPassword };
     this.child = spawn(this.binary, [
       '--listen', '127.0.0.1:0', '--agent-listen', '127.0.0.1:0', '--data-dir', this.dataDir,
+      ...this.extraArgs,
     ], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

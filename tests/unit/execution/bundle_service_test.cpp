@@ -160,7 +160,8 @@ TEST_F(BundleServiceTest, InvalidBundlesSendNothing) {
     no_agent.agent_id.clear();
     EXPECT_EQ(code_of(no_agent), StatusCode::kInvalidArgument);
     ASSERT_TRUE(executions_->definitions().set_enabled("disk.usage", false).ok());
-    EXPECT_EQ(code_of(three_steps()), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(code_of(three_steps()), StatusCode::kFailedPrecondition)
+        << bundles().execute(three_steps()).status().to_string();
 
     EXPECT_TRUE(take(agent_).empty());
     EXPECT_TRUE(tracker().list(ExecutionFilter{})->executions.empty());

@@ -14,9 +14,9 @@
 #include "support/temp_dir.hpp"
 #include "yuzu/common/clock.hpp"
 #include "yuzu/execution/executions.hpp"
-#include "yuzu/fleet/agent_plane.hpp"
 #include "yuzu/fleet/agent_registry.hpp"
 #include "yuzu/fleet/command_queue.hpp"
+#include "yuzu/fleet/command_result.hpp"
 #include "yuzu/fleet/enrollment.hpp"
 #include "yuzu/fleet/fleet.hpp"
 

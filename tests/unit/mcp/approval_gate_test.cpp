@@ -61,6 +61,7 @@ class ApprovalGateTest : public ::testing::Test {
             {"required", {"name"}},
             {"additionalProperties", false}};
         gated.tier_key = Permission{Securable::kManagementGroup, Operation::kWrite};
+        gated.access = ToolAccess{*gated.tier_key, AccessScope::kFleet, ""};
         gated.precondition = [this](const ToolCall&) {
             return precondition_ok ? Status::Ok()
                                    : Status::FailedPrecondition("the rotation has moved on");
@@ -78,6 +79,7 @@ class ApprovalGateTest : public ::testing::Test {
         read.description = "a read tool";
         read.input_schema = {{"type", "object"}, {"additionalProperties", false}};
         read.tier_key = Permission{Securable::kManagementGroup, Operation::kRead};
+        read.access = ToolAccess{*read.tier_key, AccessScope::kFleet, ""};
         read.handler = [](const ToolCall&) -> Result<json> { return json::object(); };
         ASSERT_TRUE(tools.add(std::move(read)).ok());
     }
@@ -350,6 +352,7 @@ TEST_F(ApprovalGateTest, ACheckedHandlerFailureCarriesItsRemediationAndAuditDeta
     refusing.description = "always refuses";
     refusing.input_schema = {{"type", "object"}};
     refusing.tier_key = Permission{Securable::kApproval, Operation::kWrite};
+    refusing.access = ToolAccess{*refusing.tier_key, AccessScope::kFleet, ""};
     refusing.checked_handler = [](const ToolCall&) -> std::variant<json, ToolFailure> {
         ToolFailure f;
         f.status = Status::PermissionDenied("approver_assurance_required:non_interactive_session");

@@ -76,7 +76,7 @@ TEST_F(ExecutionToolsTest, BundleStepParamsAreCheckedBeforeAnythingIsSent) {
                        {{{"plugin", "os"}, {"action", "info"}},
                         {{"plugin", "file"}, {"action", "exists"}, {"params", json::object()}}}}});
     EXPECT_EQ(bad.code, kInvalidParams);
-    EXPECT_NE(bad.message.find("steps[1].params"), std::string::npos) << bad.message;
+    EXPECT_NE(bad.message.find("step 2: params"), std::string::npos) << bad.message;
     EXPECT_TRUE(take(agent).empty());
 }
 

@@ -20,7 +20,7 @@ class ContentResultsTest : public ::testing::Test {
         t.name = "fails_softly";
         t.input_schema = {{"type", "object"}};
         t.tier_key = auth::Permission{auth::Securable::kInfrastructure, auth::Operation::kRead};
-        t.authorize = [](const ToolCall&) { return Status::Ok(); };
+        t.access = ToolAccess{*t.tier_key, AccessScope::kSelf, ""};
         t.content_handler = [](const ToolCall&) -> Result<json> {
             return json{{"content", json::array({{{"type", "text"}, {"text", "boom"}}})},
                         {"isError", true}};

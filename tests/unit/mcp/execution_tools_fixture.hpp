@@ -12,14 +12,15 @@
 #include <vector>
 
 #include "support/temp_dir.hpp"
+#include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/audit/memory_audit_log.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/common/clock.hpp"
 #include "yuzu/common/correlation_id.hpp"
 #include "yuzu/common/readiness.hpp"
 #include "yuzu/execution/executions.hpp"
-#include "yuzu/fleet/agent_plane.hpp"
 #include "yuzu/fleet/command_queue.hpp"
+#include "yuzu/fleet/command_result.hpp"
 #include "yuzu/fleet/enrollment.hpp"
 #include "yuzu/fleet/fleet.hpp"
 #include "yuzu/mcp/error_codes.hpp"
@@ -76,7 +77,9 @@ class ExecutionToolsTest : public ::testing::Test {
 
     CallOutcome call(const auth::Principal& who, const std::string& tool,
                      json args = json::object()) {
-        PipelineEnv env{tools, settings, &audit_log, &identity->authorizer(), nullptr};
+        PipelineEnv env{tools, settings, &audit_log, &identity->authorizer(), approvals};
+        env.identity = identity.get();
+        env.fleet = fleet_.get();
         RequestInfo info{next_correlation_id(), "127.0.0.1", "test"};
         return run_tool_call(env, who, {{"name", tool}, {"arguments", std::move(args)}}, info);
     }
@@ -146,6 +149,7 @@ class ExecutionToolsTest : public ::testing::Test {
     ::yuzu::testing::TempDir dir;
     ManualClock clock;
     std::unique_ptr<auth::Identity> identity;
+    approval::ApprovalManager* approvals = nullptr;  // set by tests of the approval gate
     std::unique_ptr<fleet::Fleet> fleet_;
     std::unique_ptr<execution::Executions> executions;
     audit::MemoryAuditLog audit_log;

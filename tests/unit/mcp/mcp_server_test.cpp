@@ -33,7 +33,7 @@ class McpServerTest : public ::testing::Test {
             t.name = "tool_" + std::to_string(i);
             t.input_schema = {{"type", "object"}};
             t.tier_key = auth::Permission{auth::Securable::kInfrastructure, auth::Operation::kRead};
-            t.authorize = [](const ToolCall&) { return Status::Ok(); };
+            t.access = ToolAccess{*t.tier_key, AccessScope::kSelf, ""};
             t.handler = [](const ToolCall&) -> Result<nlohmann::json> {
                 return nlohmann::json::object();
             };
@@ -181,7 +181,7 @@ TEST(Transport, AcceptMustListJsonAndEventStream) {
     EXPECT_TRUE(accept_allows_mcp("*/*"));
     EXPECT_FALSE(accept_allows_mcp("application/json"));
     EXPECT_FALSE(accept_allows_mcp("text/event-stream"));
-    EXPECT_FALSE(accept_allows_mcp(""));
+    EXPECT_TRUE(accept_allows_mcp("")) << "no Accept accepts anything (RFC 9110)";
 }
 
 TEST(Transport, LoopbackHostNames) {

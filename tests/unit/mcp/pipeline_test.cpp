@@ -39,6 +39,7 @@ ToolSpec make_tool(const std::string& name, std::optional<Permission> key, int* 
                       {"properties", {{"n", {{"type", "integer"}, {"minimum", 1}}}}},
                       {"additionalProperties", false}};
     t.tier_key = key;
+    if (key) t.access = ToolAccess{*key, AccessScope::kFleet, ""};
     t.handler = [runs](const ToolCall& call) -> Result<nlohmann::json> {
         ++*runs;
         return nlohmann::json{{"echo", call.arguments}};

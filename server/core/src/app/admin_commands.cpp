@@ -18,6 +18,7 @@
 #include "yuzu/auth/token_store.hpp"
 #include "yuzu/auth/user_store.hpp"
 #include "yuzu/common/clock.hpp"
+#include "yuzu/common/json_text.hpp"
 
 namespace yuzu::app {
 namespace {
@@ -155,7 +156,7 @@ int run_token_create(const CommonOptions& common, const TokenCreate& t) {
                           {"name", created->info.name},
                           {"mcp_tier", created->info.mcp_tier},
                           {"expires_at", created->info.expires_at_s}};
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", dump_json(out).c_str());
     return 0;
 }
 
@@ -199,7 +200,7 @@ int run_user_add(const CommonOptions& common, const UserAdd& u) {
         return fail(cmd, "user created, but the audit write failed: " + audited.message(), 1);
     }
     std::printf("%s\n",
-                nlohmann::json{{"username", u.username}, {"roles", u.roles}}.dump().c_str());
+                dump_json(nlohmann::json{{"username", u.username}, {"roles", u.roles}}).c_str());
     return 0;
 }
 
@@ -221,7 +222,7 @@ int run_user_unlock(const CommonOptions& common, const UserUnlock& u) {
         return fail(cmd, "user unlocked, but the audit write failed: " + audited.message(), 1);
     }
     std::printf("%s\n",
-                nlohmann::json{{"username", u.username}, {"unlocked", true}}.dump().c_str());
+                dump_json(nlohmann::json{{"username", u.username}, {"unlocked", true}}).c_str());
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "yuzu/audit/sqlite_audit_log.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/fleet/enrollment.hpp"
 #include "yuzu/fleet/fleet.hpp"
 
@@ -109,7 +110,7 @@ int run_enroll_token_command(const EnrollTokenCommand& command) {
     nlohmann::json out = {{"id", issued->info.id},
                           {"token", issued->token},
                           {"expires_at", issued->info.expires_at_ms / 1000}};
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", dump_json(out).c_str());
     return 0;
 }
 

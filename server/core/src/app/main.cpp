@@ -12,9 +12,13 @@
 #include "yuzu/app/flags.hpp"
 #include "yuzu/app/server_app.hpp"
 #include "yuzu/app/signals.hpp"
+#include "yuzu/common/thread_guard.hpp"
 #include "yuzu/logging/stderr_logging.hpp"
+#include "yuzu/logging/thread_exception_logging.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_server(int argc, char** argv) {
     using namespace yuzu::app;
     // Every file the server creates (stores, keys, listen.json) is its own
     // alone: 0600 files, 0700 directories, whatever the caller's umask.
@@ -47,14 +51,21 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "yuzu-server: %s\n", logging.message().c_str());
         return 2;
     }
+    yuzu::logging::install_thread_exception_logging();
 
+    // Listeners first (TLS loaded, sockets bound), before any store or the
+    // first admin exists: a configuration mistake is one line and exit 2,
+    // and leaves no bootstrap password file behind.
+    auto app = ServerApp::prepare(config);
+    if (!app.ok()) {
+        std::fprintf(stderr, "yuzu-server: %s\n", app.status().message().c_str());
+        return 2;
+    }
     // Both listeners' caps, plus stores, logs and agent-side slack.
     (void)raise_open_files_limit(static_cast<uint64_t>(config.max_connections) +
                                  static_cast<uint64_t>(config.agent_max_connections) + 256);
-
-    auto app = ServerApp::create(config);
-    if (!app.ok()) {
-        spdlog::critical("cannot start: {}", app.status().message());
+    if (auto s = (*app)->open(); !s.ok()) {
+        spdlog::critical("cannot start: {}", s.message());
         return 1;
     }
     ServerApp& server = **app;
@@ -74,4 +85,13 @@ int main(int argc, char** argv) {
     app->reset();  // stores close here, before we report a clean exit
     spdlog::info("yuzu-server stopped cleanly");
     return 0;
+}
+
+}  // namespace
+
+// Nothing escapes main: an exception is logged, counted and exits 1.
+int main(int argc, char** argv) {
+    int code = 1;
+    (void)yuzu::run_guarded("server.main", [&] { code = run_server(argc, argv); });
+    return code;
 }

@@ -11,23 +11,25 @@
 #include <thread>
 
 #include "web/request_guard.hpp"
+#include "yuzu/agentapi/agent_plane.hpp"
 #include "yuzu/app/server_metrics.hpp"
 #include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/audit/instrumented_audit_log.hpp"
 #include "yuzu/audit/sqlite_audit_log.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/auth/login_throttle.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/common/readiness.hpp"
+#include "yuzu/common/thread_guard.hpp"
 #include "yuzu/compliance/compliance.hpp"
 #include "yuzu/execution/executions.hpp"
-#include "yuzu/fleet/agent_plane.hpp"
 #include "yuzu/fleet/fleet.hpp"
 #include "yuzu/http/host_policy.hpp"
 #include "yuzu/http/identity_resolver.hpp"
 #include "yuzu/http/server.hpp"
+#include "yuzu/jsonschema/parameter_check.hpp"
 #include "yuzu/mcp/http_transport.hpp"
 #include "yuzu/mcp/mcp_server.hpp"
-#include "yuzu/mcp/parameter_check.hpp"
 #include "yuzu/mcp/yuzu_catalogue.hpp"
 #include "yuzu/metrics/registry.hpp"
 #include "yuzu/store/private_dir.hpp"
@@ -50,7 +52,7 @@ struct ServerApp::Parts {
     std::unique_ptr<http::IdentityResolver> resolver;
     std::unique_ptr<approval::ApprovalManager> approvals;
     std::unique_ptr<fleet::Fleet> fleet;
-    std::unique_ptr<fleet::AgentPlaneContext> agent_plane;
+    std::unique_ptr<agentapi::AgentPlaneContext> agent_plane;
     std::unique_ptr<execution::Executions> executions;
     std::unique_ptr<web::ExecutionContext> web_executions;
     std::unique_ptr<compliance::Compliance> compliance;
@@ -128,30 +130,11 @@ Status ServerApp::wire_fleet(Parts& p) {
     p.fleet = std::move(opened).value();
     p.readiness.add("fleet.db", [f = p.fleet.get()] { return f->ready(); });
 
-    http::ServerOptions listener;
-    listener.name = "agent";
-    listener.host = c.agent_listen.host;
-    listener.port = c.agent_listen.port;
-    listener.tls_cert_file = c.agent_tls_cert_file;
-    listener.tls_key_file = c.agent_tls_key_file;
-    listener.worker_threads = c.agent_worker_threads;
-    listener.max_request_body = size_t{16} * 1024 * 1024;  // inventory reports
-    apply_connection_limits(c, listener);
-    listener.max_connections = c.agent_max_connections;
-    listener.max_connections_per_peer = c.agent_max_connections_per_peer;
-    listener.long_poll_routes = {"/agent/v1/commands"};
-    // One of each per agent every few seconds; info would drown the log.
-    listener.debug_log_routes = {"/agent/v1/commands", "/agent/v1/heartbeat",
-                                 "/agent/v1/inventory"};
-    auto server = http::HttpServer::create(listener, p.metrics);
-    if (!server.ok()) return server.status();
-    p.agent_listener = std::move(server).value();
-
-    fleet::AgentPlaneOptions plane;
+    agentapi::AgentPlaneOptions plane;
     plane.max_concurrent_polls = c.agent_max_concurrent_polls();
-    p.agent_plane = std::unique_ptr<fleet::AgentPlaneContext>(new fleet::AgentPlaneContext{
+    p.agent_plane = std::unique_ptr<agentapi::AgentPlaneContext>(new agentapi::AgentPlaneContext{
         *p.fleet, *p.audit, p.metrics, SystemClock::instance(), plane, {}});
-    fleet::register_agent_plane_routes(*p.agent_listener, *p.agent_plane);
+    agentapi::register_agent_plane_routes(*p.agent_listener, *p.agent_plane);
     return Status::Ok();
 }
 
@@ -166,8 +149,8 @@ Status ServerApp::wire_executions(Parts& p) {
     p.executions = std::move(opened).value();
     p.readiness.add("executions.db", [e = p.executions.get()] { return e->ready(); });
     p.agent_plane->on_result = p.executions->result_sink();
-    p.web_executions = std::unique_ptr<web::ExecutionContext>(new web::ExecutionContext{
-        *p.executions, mcp::check_parameters, mcp::check_parameter_schema});
+    p.web_executions =
+        std::unique_ptr<web::ExecutionContext>(new web::ExecutionContext{*p.executions});
     return Status::Ok();
 }
 
@@ -199,6 +182,8 @@ Status ServerApp::wire_mcp(Parts& p) {
     mcp::McpServerOptions options;
     options.server_version = YUZU_VERSION;
     options.metrics = &p.metrics;
+    options.identity = p.identity.get();
+    options.fleet = p.fleet.get();
     options.instructions =
         "Yuzu manages a fleet of endpoints. Start with read tools; changes need the right MCP "
         "tier and, for sensitive operations, a human's approval.";
@@ -216,6 +201,60 @@ Status ServerApp::wire_mcp(Parts& p) {
     return Status::Ok();
 }
 
+// Both listeners, before anything else: each TLS certificate and key is
+// loaded and checked and each socket bound here, so a configuration mistake
+// (an address in use, a bad certificate) stops start-up before any store is
+// opened, the first admin is created or a password file is written.
+Status ServerApp::bind_listeners(Parts& p) {
+    const ServerConfig& c = p.config;
+    http::ServerOptions options;
+    options.name = "management";
+    options.host = c.listen.host;
+    options.port = c.listen.port;
+    options.tls_cert_file = c.tls_cert_file;
+    options.tls_key_file = c.tls_key_file;
+    options.worker_threads = c.effective_worker_threads();
+    options.max_request_body = c.max_request_body;
+    apply_connection_limits(c, options);
+    options.max_connections = c.max_connections;
+    // An event stream stays open as long as its client listens.
+    options.long_poll_routes = {"/api/v1/events"};
+    // Host and Origin checks on every route but /mcp/, which the MCP
+    // transport checks itself with the same policy (request_guard.hpp).
+    http::HostPolicy host_policy;
+    host_policy.enforce_loopback_names = is_loopback_address(c.listen.host);
+    host_policy.allowed_hosts = c.allowed_hosts;
+    host_policy.allowed_origins = c.mcp_allowed_origins;
+    options.pre_route =
+        web::make_management_request_guard(std::move(host_policy), !c.tls_cert_file.empty());
+    auto management = http::HttpServer::create(options, p.metrics);
+    if (!management.ok()) return management.status();
+    p.management = std::move(management).value();
+
+    http::ServerOptions listener;
+    listener.name = "agent";
+    listener.host = c.agent_listen.host;
+    listener.port = c.agent_listen.port;
+    listener.tls_cert_file = c.agent_tls_cert_file;
+    listener.tls_key_file = c.agent_tls_key_file;
+    listener.worker_threads = c.agent_worker_threads;
+    listener.max_request_body = size_t{16} * 1024 * 1024;  // inventory reports
+    apply_connection_limits(c, listener);
+    listener.max_connections = c.agent_max_connections;
+    listener.max_connections_per_peer = c.agent_max_connections_per_peer;
+    listener.long_poll_routes = {"/agent/v1/commands"};
+    // One of each per agent every few seconds; info would drown the log.
+    listener.debug_log_routes = {"/agent/v1/commands", "/agent/v1/heartbeat",
+                                 "/agent/v1/inventory"};
+    auto agent = http::HttpServer::create(listener, p.metrics);
+    if (!agent.ok()) return agent.status();
+    p.agent_listener = std::move(agent).value();
+
+    YUZU_RETURN_IF_ERROR(p.management->bind());
+    YUZU_RETURN_IF_ERROR(p.agent_listener->bind());
+    return Status::Ok();
+}
+
 ServerApp::ServerApp(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
 
 ServerApp::~ServerApp() {
@@ -226,7 +265,7 @@ ServerApp::~ServerApp() {
     }
 }
 
-Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config) {
+Result<std::unique_ptr<ServerApp>> ServerApp::prepare(const ServerConfig& config) {
     auto parts = std::make_unique<Parts>();
     parts->config = config;
 
@@ -238,7 +277,13 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
         }
         return Status::Ok();
     });
+    YUZU_RETURN_IF_ERROR(bind_listeners(*parts));
+    return std::unique_ptr<ServerApp>(new ServerApp(std::move(parts)));
+}
 
+Status ServerApp::open() {
+    Parts* parts = parts_.get();
+    const ServerConfig& config = parts->config;
     auto audit_log = audit::SqliteAuditLog::open(config.data_dir);
     if (!audit_log.ok()) return audit_log.status();
     parts->audit_store = std::move(audit_log).value();
@@ -268,30 +313,6 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
     YUZU_RETURN_IF_ERROR(wire_compliance(*parts));
     register_server_metrics(parts->metrics, parts->fleet.get(), parts->executions.get());
 
-    http::ServerOptions options;
-    options.name = "management";
-    options.host = config.listen.host;
-    options.port = config.listen.port;
-    options.tls_cert_file = config.tls_cert_file;
-    options.tls_key_file = config.tls_key_file;
-    options.worker_threads = config.effective_worker_threads();
-    options.max_request_body = config.max_request_body;
-    apply_connection_limits(config, options);
-    options.max_connections = config.max_connections;
-    // An event stream stays open as long as its client listens.
-    options.long_poll_routes = {"/api/v1/events"};
-    // Host and Origin checks on every route but /mcp/, which the MCP
-    // transport checks itself with the same policy (request_guard.hpp).
-    http::HostPolicy host_policy;
-    host_policy.enforce_loopback_names = is_loopback_address(config.listen.host);
-    host_policy.allowed_hosts = config.allowed_hosts;
-    host_policy.allowed_origins = config.mcp_allowed_origins;
-    options.pre_route =
-        web::make_management_request_guard(std::move(host_policy), !config.tls_cert_file.empty());
-    auto server = http::HttpServer::create(options, parts->metrics);
-    if (!server.ok()) return server.status();
-    parts->management = std::move(server).value();
-
     parts->web = std::unique_ptr<web::WebContext>(
         new web::WebContext{*parts->identity, *parts->audit, *parts->resolver,
                             SystemClock::instance(), parts->management->tls()});
@@ -304,13 +325,18 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
     web::register_health_routes(*parts->management, parts->readiness, parts->metrics);
     web::register_rest_routes(*parts->management, *parts->web);
     YUZU_RETURN_IF_ERROR(wire_mcp(*parts));
-    return std::unique_ptr<ServerApp>(new ServerApp(std::move(parts)));
+    return Status::Ok();
+}
+
+Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config) {
+    auto app = prepare(config);
+    if (!app.ok()) return app.status();
+    YUZU_RETURN_IF_ERROR((*app)->open());
+    return app;
 }
 
 Status ServerApp::start() {
     auto& p = *parts_;
-    YUZU_RETURN_IF_ERROR(p.management->bind());
-    YUZU_RETURN_IF_ERROR(p.agent_listener->bind());
     p.executions->tracker().start();
     YUZU_RETURN_IF_ERROR(
         p.compliance->scheduler().start(std::chrono::seconds(p.config.compliance_interval_s)));
@@ -328,7 +354,7 @@ Status ServerApp::start() {
     const std::string tmp = p.listen_file + ".tmp";
     {
         std::ofstream out(tmp, std::ios::trunc);
-        out << listen.dump() << "\n";
+        out << dump_json(listen) << "\n";
         if (!out) return Status::Internal("could not write " + tmp);
     }
     std::error_code ec;
@@ -349,11 +375,14 @@ Status ServerApp::start() {
 void ServerApp::serve() {
     auto& p = *parts_;
     std::atomic<bool> agent_plane_done{false};
-    std::thread agent_plane([&p, &agent_plane_done] {
-        p.agent_listener->serve();
+    std::thread agent_plane([&p, &agent_plane_done]() noexcept {
+        // One-shot: a throw out of the accept loop is logged and counted, and
+        // the thread ends as if the listener had stopped.
+        (void)run_guarded("http.agent.serve", [&p] { p.agent_listener->serve(); });
         agent_plane_done = true;
     });
-    p.management->serve();
+    // Guarded too: the agent-plane thread must still be joined after it.
+    (void)run_guarded("http.management.serve", [&p] { p.management->serve(); });
     // Held long-polls are woken so draining does not wait out their hold
     // time. A stop() that raced the agent listener's start is repeated
     // until that listener has really ended.

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "yuzu/common/json_text.hpp"
+#include "yuzu/common/thread_guard.hpp"
 #include "yuzu/execution/executions.hpp"
 #include "yuzu/fleet/agent_registry.hpp"
 #include "yuzu/fleet/command_queue.hpp"
@@ -38,6 +40,31 @@ void register_store_metrics(metrics::Registry& registry) {
         for (const store::BusyCounts& c : store::busy_counts()) {
             catch_up(retries->Add({{"db", c.db}}), c.retries);
             catch_up(timeouts->Add({{"db", c.db}}), c.timeouts);
+        }
+    });
+}
+
+// dump_json keeps a process-wide total; the counter catches up at scrape time.
+void register_json_metrics(metrics::Registry& registry) {
+    auto* replaced = &metrics::BuildCounter()
+                          .Name("yuzu_json_invalid_utf8_total")
+                          .Help("JSON documents serialised with invalid UTF-8 replaced by U+FFFD")
+                          .Register(registry)
+                          .Add({});
+    registry.AddCollector([replaced] { catch_up(*replaced, json_invalid_utf8_total()); });
+}
+
+// run_guarded keeps process-wide totals per thread; caught up at scrape time.
+void register_thread_metrics(metrics::Registry& registry) {
+    auto* caught = &metrics::BuildCounter()
+                        .Name("yuzu_thread_exceptions_total")
+                        .Help(
+                            "Exceptions a background thread caught, logged and carried on "
+                            "after, by thread.")
+                        .Register(registry);
+    registry.AddCollector([caught] {
+        for (const ThreadExceptionCount& c : thread_exception_counts()) {
+            catch_up(caught->Add({{"thread", c.thread}}), c.count);
         }
     });
 }
@@ -97,6 +124,8 @@ void register_server_metrics(metrics::Registry& registry, fleet::Fleet* fleet,
         .Set(1);
     metrics::register_process_metrics(registry);
     register_store_metrics(registry);
+    register_json_metrics(registry);
+    register_thread_metrics(registry);
     if (fleet != nullptr) register_fleet_metrics(registry, *fleet);
     if (executions != nullptr) register_execution_metrics(registry, *executions);
 }

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "yuzu/common/thread_guard.hpp"
+
 namespace yuzu::app {
 namespace {
 
@@ -29,7 +31,7 @@ void block_shutdown_signals() {
 }
 
 ShutdownSignalWatcher::ShutdownSignalWatcher(std::function<void(int)> on_first) {
-    thread_ = std::thread([on_first = std::move(on_first)] {
+    thread_ = std::thread([on_first = std::move(on_first)]() noexcept {
         sigset_t set = shutdown_set();
         bool first_seen = false;
         for (;;) {
@@ -38,7 +40,9 @@ ShutdownSignalWatcher::ShutdownSignalWatcher(std::function<void(int)> on_first) 
             if (sig == SIGUSR2) return;  // the destructor's wake-up
             if (!first_seen) {
                 first_seen = true;
-                on_first(sig);
+                // A throwing callback is logged and counted; the watcher
+                // stays, so a second signal still ends the process.
+                (void)run_guarded("signals.watcher", [&on_first, sig] { on_first(sig); });
                 continue;
             }
             const char msg[] = "yuzu-server: second shutdown signal, exiting immediately\n";

@@ -333,7 +333,10 @@ Status TokenStore::confirm_rotation(std::string_view id, std::string_view actor)
     return Status::Ok();
 }
 
-Result<TokenInfo> TokenStore::validate(std::string_view raw) {
+Result<TokenInfo> TokenStore::validate(std::string_view raw, TokenRejection* rejection) {
+    TokenRejection ignored = TokenRejection::kNone;
+    TokenRejection& why = rejection != nullptr ? *rejection : ignored;
+    why = TokenRejection::kMalformed;
     // Checked before hashing so oversized input costs nothing.
     if (raw.size() > kPresentedTokenMaxLength) {
         return Status::Unauthenticated("presented token is too long");
@@ -359,14 +362,16 @@ Result<TokenInfo> TokenStore::validate(std::string_view raw) {
         generation = generation_;
     }
     if (cached) {
+        why = TokenRejection::kNone;
         touch_last_used(*cached, hash, now_ms / 1000);
         return std::move(*cached);
     }
-    return validate_uncached(hash, now_ms, generation);
+    return validate_uncached(hash, now_ms, generation, why);
 }
 
 Result<TokenInfo> TokenStore::validate_uncached(const std::string& hash, int64_t now_ms,
-                                                uint64_t generation) {
+                                                uint64_t generation, TokenRejection& why) {
+    why = TokenRejection::kUnavailable;  // until the row has been read
     const int64_t now_s = now_ms / 1000;
     std::optional<TokenRow> found;
     {
@@ -378,10 +383,19 @@ Result<TokenInfo> TokenStore::validate_uncached(const std::string& hash, int64_t
         if (!row.ok()) return row.status();
         found = std::move(*row);
     }
-    if (!found) return Status::Unauthenticated("unknown token");
+    if (!found) {
+        why = TokenRejection::kUnknown;
+        return Status::Unauthenticated("unknown token");
+    }
     const TokenRow& token = *found;
-    if (token.revoked) return Status::Unauthenticated("token revoked");
-    if (is_expired(token.expires_at, now_s)) return Status::Unauthenticated("token expired");
+    if (token.revoked) {
+        why = TokenRejection::kRevoked;
+        return Status::Unauthenticated("token revoked");
+    }
+    if (is_expired(token.expires_at, now_s)) {
+        why = TokenRejection::kExpired;
+        return Status::Unauthenticated("token expired");
+    }
 
     const bool is_primary = constant_time_equal(token.hash, hash);
     if (!is_primary && !(token.has_pending() && constant_time_equal(token.pending_hash, hash))) {
@@ -389,6 +403,7 @@ Result<TokenInfo> TokenStore::validate_uncached(const std::string& hash, int64_t
     }
     const bool retiring = is_primary && token.has_pending();
     if (retiring && now_s >= token.rotation_deadline) {
+        why = TokenRejection::kSuperseded;
         return Status::Unauthenticated("token secret superseded by rotation");
     }
 
@@ -405,6 +420,7 @@ Result<TokenInfo> TokenStore::validate_uncached(const std::string& hash, int64_t
     touch_last_used(entry.info, hash, now_s);
     TokenInfo info = entry.info;
     cache_insert(hash, std::move(entry), generation, now_ms);
+    why = TokenRejection::kNone;
     return info;
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "yuzu/auth/random.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/compliance/rule.hpp"
 #include "yuzu/store/database.hpp"
 
@@ -107,7 +108,7 @@ Status seed_policies_once(store::Database& db, const Clock& clock) {
         auto id = auth::random_hex(6);
         if (!id.ok()) return id.status();
         insert->bind(1, *id).bind(2, seed.name).bind(3, seed.description);
-        insert->bind(4, to_json(*rule).dump()).bind(5, now_ms);
+        insert->bind(4, dump_json(to_json(*rule))).bind(5, now_ms);
         YUZU_RETURN_IF_ERROR(insert->run());
     }
     YUZU_RETURN_IF_ERROR(conn.exec("DELETE FROM store_state WHERE key = 'seed_pending'"));

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "yuzu/auth/random.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/scope/scope.hpp"
 #include "yuzu/store/database.hpp"
 
@@ -132,7 +133,7 @@ Result<Policy> PolicyStore::create(const NewPolicy& spec) {
         "rule_json, created_by, created_at_ms, updated_at_ms) "
         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)");
     if (!insert.ok()) return insert.status();
-    const std::string rule_json = to_json(p.rule).dump();
+    const std::string rule_json = dump_json(to_json(p.rule));
     // 48-bit ids: a collision is unlikely but possible, so retry a few times.
     for (int attempt = 0; attempt < kCreateAttempts; ++attempt) {
         auto id = auth::random_hex(6);
@@ -191,10 +192,10 @@ Result<Policy> PolicyStore::update(const std::string& id, const PolicyUpdate& up
     YUZU_RETURN_IF_ERROR(check_name_free(conn, p.name, id));
     p.updated_at_ms = clock_.now_ms();
 
-    const std::string rule_json = to_json(p.rule).dump();
+    const std::string rule_json = dump_json(to_json(p.rule));
     const bool judged_differently = p.enabled != (*current)->enabled ||
                                     p.scope_expression != (*current)->scope_expression ||
-                                    rule_json != to_json((*current)->rule).dump();
+                                    rule_json != dump_json(to_json((*current)->rule));
     auto write = conn.prepare(
         "UPDATE policies SET name = ?2, description = ?3, enabled = "
         "?4, scope_expression = ?5, "

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/store/database.hpp"
 
 namespace yuzu::compliance {
@@ -10,7 +11,7 @@ namespace {
 // The view as one JSON array bound to `agent_id IN (SELECT value FROM
 // json_each(?))`, however many agents it names.
 std::string view_json(const std::set<std::string>& agents) {
-    return nlohmann::json(agents).dump();
+    return dump_json(nlohmann::json(agents));
 }
 
 Result<CheckStatus> status_column(const store::Statement& s, int column) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "yuzu/common/json_parse.hpp"
+#include "yuzu/common/json_text.hpp"
 
 namespace yuzu::compliance {
 namespace {
@@ -307,7 +308,7 @@ json to_json(const Rule& rule) {
 }
 
 std::string describe(const Condition& c) {
-    return c.field + " " + std::string(op_name(c.op)) + " " + value_json(c.value).dump();
+    return c.field + " " + std::string(op_name(c.op)) + " " + dump_json(value_json(c.value));
 }
 
 std::string describe(const std::vector<Condition>& conditions) {

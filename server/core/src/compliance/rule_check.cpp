@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "yuzu/common/json_parse.hpp"
+#include "yuzu/common/json_text.hpp"
 
 namespace yuzu::compliance {
 namespace {
@@ -83,7 +84,7 @@ bool selected(const Rule& rule, const json& element) {
 }
 
 std::string text_of(const json& v) {
-    return v.is_string() ? v.get<std::string>() : v.dump();
+    return v.is_string() ? v.get<std::string>() : dump_json(v);
 }
 
 std::string field_text(const json& element, const std::string& field) {
@@ -118,7 +119,7 @@ std::string on_label(const std::string& label) {
 // "used_pct 93.5 on /" — the element's actual value of the asserted field.
 std::string observed(const Rule& rule, const Condition& c, const json& element) {
     auto it = element.find(c.field);
-    const std::string value = it == element.end() || it->is_null() ? "missing" : it->dump();
+    const std::string value = it == element.end() || it->is_null() ? "missing" : dump_json(*it);
     return c.field + " " + value + on_label(label_of(rule.source, element));
 }
 

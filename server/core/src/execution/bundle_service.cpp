@@ -30,26 +30,20 @@ std::string agent_scope(const std::string& agent_id) {
     return "agent_id = \"" + quoted + "\"";
 }
 
-Status check_step(const BundleStep& step, size_t index, const DefinitionStore& definitions,
-                  bool require_definition, std::string& canonical) {
+// A step as the tracker would check it alone (definition, parameter
+// schema); `canonical` receives its params re-serialised.
+Status check_step(const BundleStep& step, size_t index, const ExecutionTracker& tracker,
+                  std::string& canonical) {
     const std::string where = "step " + std::to_string(index + 1) + ": ";
-    if (!is_plugin_name(step.plugin)) {
-        return Status::InvalidArgument(where + "plugin must be 1 to 64 characters of [a-z0-9_]");
-    }
-    if (!is_plugin_name(step.action)) {
-        return Status::InvalidArgument(where + "action must be 1 to 64 characters of [a-z0-9_]");
-    }
     auto params = canonical_params(step.params_json, where + "params");
     if (!params.ok()) return params.status();
     canonical = std::move(params).value();
-    auto def = definitions.find(step.plugin, step.action);
-    if (def.ok() && !def->enabled) {
-        return Status::FailedPrecondition(where + "instruction definition '" + def->id +
-                                          "' is disabled");
-    }
-    if (!def.ok() && (def.status().code() != StatusCode::kNotFound || require_definition)) {
-        return Status(def.status().code(), where + def.status().message());
-    }
+    DispatchSpec spec;
+    spec.plugin = step.plugin;
+    spec.action = step.action;
+    spec.params_json = canonical;
+    Status s = tracker.check_dispatchable(spec);
+    if (!s.ok()) return Status(s.code(), where + s.message());
     return Status::Ok();
 }
 
@@ -69,6 +63,17 @@ BundleService::BundleService(store::Database& db, const DefinitionStore& definit
                              ExecutionTracker& tracker, const Clock& clock)
     : db_(db), definitions_(definitions), tracker_(tracker), clock_(clock) {}
 
+Status BundleService::check_steps(const std::vector<BundleStep>& steps) const {
+    if (steps.empty() || steps.size() > kMaxBundleSteps) {
+        return Status::InvalidArgument("a bundle has 1 to 32 steps");
+    }
+    std::string canonical;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        YUZU_RETURN_IF_ERROR(check_step(steps[i], i, tracker_, canonical));
+    }
+    return Status::Ok();
+}
+
 Result<BundleDispatch> BundleService::execute(const BundleRequest& request) {
     if (!is_printable_text(request.requester, kMaxActorBytes)) {
         return Status::InvalidArgument("a bundle needs the requester's name");
@@ -81,8 +86,7 @@ Result<BundleDispatch> BundleService::execute(const BundleRequest& request) {
     }
     std::vector<std::string> params(request.steps.size());
     for (size_t i = 0; i < request.steps.size(); ++i) {
-        YUZU_RETURN_IF_ERROR(check_step(request.steps[i], i, definitions_,
-                                        tracker_.options().require_definition, params[i]));
+        YUZU_RETURN_IF_ERROR(check_step(request.steps[i], i, tracker_, params[i]));
     }
     auto bundle_id = new_bundle_id();
     if (!bundle_id.ok()) return bundle_id.status();

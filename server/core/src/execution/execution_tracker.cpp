@@ -6,15 +6,19 @@
 
 #include <algorithm>
 #include <cassert>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 
 #include "execution/execution_rows.hpp"
 #include "execution/identifiers.hpp"
 #include "execution/json_text.hpp"
+#include "yuzu/common/json_parse.hpp"
+#include "yuzu/common/thread_guard.hpp"
 #include "yuzu/execution/definition_store.hpp"
 #include "yuzu/fleet/agent_registry.hpp"
 #include "yuzu/fleet/command_queue.hpp"
+#include "yuzu/jsonschema/parameter_check.hpp"
 
 namespace yuzu::execution {
 
@@ -88,6 +92,17 @@ Result<Resolved> resolve(const DispatchSpec& spec, const DefinitionStore& defini
     return out;
 }
 
+// params (canonical text) against the definition's parameter_schema.
+Status check_definition_params(const DefinitionStore& definitions, const Resolved& resolved,
+                               const std::string& params_json) {
+    if (resolved.definition_id.empty()) return Status::Ok();
+    auto def = definitions.get(resolved.definition_id);
+    if (!def.ok()) return def.status();
+    nlohmann::json params = parse_json_or_discarded(params_json);
+    if (params.is_discarded()) return Status::InvalidArgument("params must be a JSON object");
+    return jsonschema::check_parameters(def->parameter_schema_json, params, "params");
+}
+
 Result<std::vector<std::string>> unique_agents(const std::vector<std::string>& ids, size_t max) {
     std::vector<std::string> out;
     std::set<std::string> seen;
@@ -126,6 +141,14 @@ ExecutionTracker::~ExecutionTracker() {
     stop();
 }
 
+Status ExecutionTracker::check_dispatchable(const DispatchSpec& spec) const {
+    auto resolved = resolve(spec, definitions_, options_.require_definition);
+    if (!resolved.ok()) return resolved.status();
+    auto params = canonical_params(spec.params_json, "params");
+    if (!params.ok()) return params.status();
+    return check_definition_params(definitions_, *resolved, *params);
+}
+
 Result<DispatchResult> ExecutionTracker::dispatch(const DispatchSpec& spec) {
     if (!is_printable_text(spec.dispatched_by, kMaxActorBytes)) {
         return Status::InvalidArgument("dispatched_by must name who dispatched the execution");
@@ -143,6 +166,7 @@ Result<DispatchResult> ExecutionTracker::dispatch(const DispatchSpec& spec) {
     if (!resolved.ok()) return resolved.status();
     auto params = canonical_params(spec.params_json, "params");
     if (!params.ok()) return params.status();
+    YUZU_RETURN_IF_ERROR(check_definition_params(definitions_, *resolved, *params));
     auto agents = unique_agents(spec.agent_ids, options_.max_agents_per_execution);
     if (!agents.ok()) return agents.status();
 
@@ -314,7 +338,7 @@ void ExecutionTracker::start() {
         std::lock_guard lock(sweeper_mu_);
         sweeper_stop_ = false;
     }
-    sweeper_ = std::thread([this] { sweeper_loop(); });
+    sweeper_ = std::thread([this]() noexcept { sweeper_loop(); });
 }
 
 void ExecutionTracker::stop() {
@@ -328,20 +352,27 @@ void ExecutionTracker::stop() {
     sweeper_.join();
 }
 
-void ExecutionTracker::sweeper_loop() {
+void ExecutionTracker::sweeper_loop() noexcept {
     for (;;) {
-        {
-            std::unique_lock lock(sweeper_mu_);
-            if (sweeper_cv_.wait_for(lock, std::chrono::milliseconds(options_.sweep_interval_ms),
-                                     [this] { return sweeper_stop_; })) {
-                return;
+        bool stop = false;
+        // A throw is counted and logged; the next interval tries again.
+        (void)run_guarded("execution.sweeper", [this, &stop] {
+            {
+                std::unique_lock lock(sweeper_mu_);
+                if (sweeper_cv_.wait_for(lock,
+                                         std::chrono::milliseconds(options_.sweep_interval_ms),
+                                         [this] { return sweeper_stop_; })) {
+                    stop = true;
+                    return;
+                }
             }
-        }
-        auto swept = sweep(clock_.now_ms());
-        if (!swept.ok()) {
-            spdlog::warn("execution sweeper: {}; retrying in {} ms", swept.status().to_string(),
-                         options_.sweep_interval_ms);
-        }
+            auto swept = sweep(clock_.now_ms());
+            if (!swept.ok()) {
+                spdlog::warn("execution sweeper: {}; retrying in {} ms", swept.status().to_string(),
+                             options_.sweep_interval_ms);
+            }
+        });
+        if (stop) return;
     }
 }
 

@@ -6,6 +6,7 @@
 #include "fleet/field_rules.hpp"
 #include "fleet/inventory_rules.hpp"
 #include "yuzu/common/json_parse.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/store/database.hpp"
 
 namespace yuzu::fleet {
@@ -22,7 +23,7 @@ Status check_limit(int limit) {
 // The caller's view as a JSON array, for `agent_id IN (SELECT value FROM
 // json_each(?))`: one bound parameter however many agents it names.
 std::string agent_set_json(const std::set<std::string>& agents) {
-    return nlohmann::json(agents).dump();
+    return dump_json(nlohmann::json(agents));
 }
 
 InventoryItem read_item(const store::Statement& s) {

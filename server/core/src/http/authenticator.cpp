@@ -29,35 +29,104 @@ std::string cookie_value(const httplib::Request& req, std::string_view name) {
     return "";
 }
 
+Result<Authenticated> CredentialResolver::resolve_token(std::string_view raw,
+                                                        AuthFailure* failure) const {
+    auto who = from_token(raw);
+    if (!who.ok() && failure != nullptr) *failure = AuthFailure::kUnknownToken;
+    return who;
+}
+
+namespace {
+
+Result<Authenticated> refuse(AuthFailure* failure, AuthFailure why, std::string message) {
+    if (failure != nullptr) *failure = why;
+    return Status::Unauthenticated(std::move(message));
+}
+
+Result<Authenticated> resolve(const CredentialResolver& resolver, std::string_view raw,
+                              AuthFailure* failure) {
+    AuthFailure why = AuthFailure::kNone;
+    auto who = resolver.resolve_token(raw, &why);
+    if (!who.ok() && failure != nullptr) {
+        *failure = why == AuthFailure::kNone ? AuthFailure::kUnknownToken : why;
+    }
+    return who;
+}
+
+}  // namespace
+
 Result<Authenticated> authenticate(const httplib::Request& req, const CredentialResolver& resolver,
-                                   bool allow_cookie) {
+                                   bool allow_cookie, AuthFailure* failure) {
+    if (failure != nullptr) *failure = AuthFailure::kNone;
     const std::string authorization = req.get_header_value("Authorization");
     if (!authorization.empty()) {
         constexpr std::string_view kBearer = "Bearer ";
         if (authorization.size() <= kBearer.size() ||
             !std::equal(kBearer.begin(), kBearer.end(), authorization.begin(),
                         [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
-            return Status::Unauthenticated("Authorization must use the Bearer scheme");
+            // RFC 6750 §3.1: another scheme is "no bearer token", not a bad one.
+            return refuse(failure, AuthFailure::kNoCredentials,
+                          "Authorization must use the Bearer scheme");
         }
-        return resolver.from_token(
-            trim_ows(std::string_view(authorization).substr(kBearer.size())));
+        return resolve(resolver, trim_ows(std::string_view(authorization).substr(kBearer.size())),
+                       failure);
     }
     const std::string token = req.get_header_value("X-Yuzu-Token");
-    if (!token.empty()) return resolver.from_token(trim_ows(token));
+    if (!token.empty()) return resolve(resolver, trim_ows(token), failure);
     if (allow_cookie) {
         const std::string secret = cookie_value(req, kSessionCookie);
         if (!secret.empty()) {
             auto who = resolver.from_session_cookie(secret);
-            if (who.ok()) who->via_cookie = true;
+            if (who.ok()) {
+                who->via_cookie = true;
+            } else if (failure != nullptr) {
+                *failure = AuthFailure::kInvalidSession;
+            }
             return who;
         }
     }
-    return Status::Unauthenticated("authentication required");
+    return refuse(failure, AuthFailure::kNoCredentials, "authentication required");
+}
+
+std::string_view auth_failure_description(AuthFailure failure) {
+    // RFC 6750 §3: printable ASCII without '"' and '\\'. Fixed texts only: a
+    // description never repeats what the client presented.
+    switch (failure) {
+        case AuthFailure::kUnknownToken:
+            return "the token is unknown";
+        case AuthFailure::kExpiredToken:
+            return "the token has expired";
+        case AuthFailure::kRevokedToken:
+            return "the token has been revoked";
+        case AuthFailure::kSupersededToken:
+            return "the token secret was replaced by rotation; use the new secret";
+        case AuthFailure::kNone:
+        case AuthFailure::kNoCredentials:
+        case AuthFailure::kUnverifiedToken:  // the token may be fine: no error code
+        case AuthFailure::kInvalidSession:   // a cookie, not a bearer token
+            return "";
+    }
+    return "";
+}
+
+std::string www_authenticate_challenge(AuthFailure failure) {
+    std::string challenge = R"(Bearer realm="yuzu")";
+    const std::string_view description = auth_failure_description(failure);
+    if (!description.empty()) {
+        challenge += R"(, error="invalid_token", error_description=")";
+        challenge += description;
+        challenge += '"';
+    }
+    return challenge;
+}
+
+void write_unauthorized(httplib::Response& res, AuthFailure failure, const std::string& message) {
+    res.set_header("WWW-Authenticate", www_authenticate_challenge(failure));
+    write_error(res, 401, message);
 }
 
 void write_unauthorized(httplib::Response& res, const std::string& message) {
-    res.set_header("WWW-Authenticate", R"(Bearer realm="yuzu")");
-    write_error(res, 401, message);
+    write_unauthorized(res, AuthFailure::kNoCredentials, message);
 }
 
 bool csrf_rejected(const httplib::Request& req, const Authenticated& who) {

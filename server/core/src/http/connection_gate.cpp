@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "http/request_scan.hpp"
+#include "yuzu/common/thread_guard.hpp"
 #include "yuzu/metrics/builder.hpp"
 
 namespace yuzu::http {
@@ -36,6 +37,9 @@ constexpr milliseconds kMaxPollWait{1000};
 // At a stop, how long a request whose first bytes have arrived may take to
 // arrive completely.
 constexpr milliseconds kStopGrace{2000};
+// After an iteration threw: a pause, so one that throws every time cannot
+// spin a core or flood the log.
+constexpr milliseconds kAfterThrowPause{10};
 
 }  // namespace
 
@@ -51,6 +55,8 @@ struct ConnectionGate::Waiting {
 ConnectionGate::ConnectionGate(GateOptions options, Serve serve, metrics::Registry& registry)
     : options_(std::move(options)),
       serve_(std::move(serve)),
+      poller_thread_("http." + options_.listener + ".poller"),
+      worker_thread_("http." + options_.listener + ".worker"),
       refused_(metrics::BuildCounter()
                    .Name("yuzu_http_connections_refused_total")
                    .Help("Connections closed by a listener's limits before or instead of being "
@@ -78,9 +84,10 @@ void ConnectionGate::start() {
     ev.events = EPOLLIN;
     ev.data.fd = wake_fd_;
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
-    poller_ = std::thread([this] { poll_loop(); });
+    events_.resize(256);
+    poller_ = std::thread([this]() noexcept { poll_loop(); });
     for (int i = 0; i < std::max(1, options_.workers); ++i) {
-        workers_.emplace_back([this] { worker_loop(); });
+        workers_.emplace_back([this]() noexcept { worker_loop(); });
     }
 }
 
@@ -414,71 +421,80 @@ void ConnectionGate::hand_off(std::unique_ptr<Connection> conn) {
     refuse(std::move(conn), 503, "the server is busy; retry later", "queue_full", kBusyRetryAfterS);
 }
 
-void ConnectionGate::poll_loop() {
-    std::vector<epoll_event> events(256);
-    std::optional<SteadyTime> drain_until;
-    for (;;) {
-        auto wait = kMaxPollWait;
-        const auto now = steady_clock::now();
-        if (draining_.load()) {
-            if (!drain_until) drain_until = now + kStopGrace;
-            close_idle_for_drain();
-            if (waiting_.empty() || now >= *drain_until) break;
-        }
-        if (!deadlines_.empty()) {
-            const auto until = deadlines_.begin()->first;
-            wait = until <= now
-                       ? milliseconds(0)
-                       : std::min(wait, std::chrono::duration_cast<milliseconds>(until - now) +
-                                            milliseconds(1));
-        }
-        const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
-                                   static_cast<int>(wait.count()));
-        if (n < 0 && errno != EINTR) {
-            spdlog::error("listener={} epoll_wait failed: {}", options_.listener,
-                          std::strerror(errno));
-            break;
-        }
-        for (int i = 0; i < n; ++i) {
-            const int fd = events[i].data.fd;
-            if (fd == wake_fd_) {
-                uint64_t drained;
-                (void)!::read(wake_fd_, &drained, sizeof drained);
-                continue;
-            }
-            on_readable(fd);
-        }
-        std::vector<std::unique_ptr<Connection>> arrived;
-        {
-            std::lock_guard<std::mutex> lock(inbox_mu_);
-            arrived.swap(inbox_);
-        }
-        for (auto& conn : arrived) watch(std::move(conn));
-        grant_body_slots();
-        const auto after = steady_clock::now();
-        while (!deadlines_.empty() && deadlines_.begin()->first <= after) {
-            const int fd = deadlines_.begin()->second;
-            if (waiting_.count(fd) == 0) {
-                deadlines_.erase(deadlines_.begin());  // cannot happen; never loop on it
-                continue;
-            }
-            on_deadline(fd);
+void ConnectionGate::poll_loop() noexcept {
+    for (bool more = true; more;) {
+        if (!run_guarded(poller_thread_, [this, &more] { more = poll_once(); })) {
+            // Whatever the iteration held is lost; the poller goes on.
+            std::this_thread::sleep_for(kAfterThrowPause);
         }
     }
     // Stopping: nothing waiting is mid-request, so each is simply closed.
-    std::vector<std::unique_ptr<Connection>> leftover;
+    (void)run_guarded(poller_thread_, [this] {
+        std::vector<std::unique_ptr<Connection>> leftover;
+        {
+            std::lock_guard<std::mutex> lock(inbox_mu_);
+            poller_exited_ = true;
+            leftover.swap(inbox_);
+        }
+        for (auto& conn : leftover) close_connection(std::move(conn));
+        for (auto& [fd, w] : waiting_) {
+            ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+            close_connection(std::move(w->conn));
+        }
+        waiting_.clear();
+        deadlines_.clear();
+    });
+}
+
+bool ConnectionGate::poll_once() {
+    auto wait = kMaxPollWait;
+    const auto now = steady_clock::now();
+    if (draining_.load()) {
+        // The grace is checked first, so a drain ends on time even when
+        // closing what waits keeps throwing.
+        if (!drain_until_) drain_until_ = now + kStopGrace;
+        if (now >= *drain_until_) return false;
+        close_idle_for_drain();
+        if (waiting_.empty()) return false;
+    }
+    if (!deadlines_.empty()) {
+        const auto until = deadlines_.begin()->first;
+        wait = until <= now ? milliseconds(0)
+                            : std::min(wait, std::chrono::duration_cast<milliseconds>(until - now) +
+                                                 milliseconds(1));
+    }
+    const int n = ::epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()),
+                               static_cast<int>(wait.count()));
+    if (n < 0 && errno != EINTR) {
+        spdlog::error("listener={} epoll_wait failed: {}", options_.listener, std::strerror(errno));
+        return false;
+    }
+    for (int i = 0; i < n; ++i) {
+        const int fd = events_[i].data.fd;
+        if (fd == wake_fd_) {
+            uint64_t drained;
+            (void)!::read(wake_fd_, &drained, sizeof drained);
+            continue;
+        }
+        on_readable(fd);
+    }
+    std::vector<std::unique_ptr<Connection>> arrived;
     {
         std::lock_guard<std::mutex> lock(inbox_mu_);
-        poller_exited_ = true;
-        leftover.swap(inbox_);
+        arrived.swap(inbox_);
     }
-    for (auto& conn : leftover) close_connection(std::move(conn));
-    for (auto& [fd, w] : waiting_) {
-        ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
-        close_connection(std::move(w->conn));
+    for (auto& conn : arrived) watch(std::move(conn));
+    grant_body_slots();
+    const auto after = steady_clock::now();
+    while (!deadlines_.empty() && deadlines_.begin()->first <= after) {
+        const int fd = deadlines_.begin()->second;
+        if (waiting_.count(fd) == 0) {
+            deadlines_.erase(deadlines_.begin());  // cannot happen; never loop on it
+            continue;
+        }
+        on_deadline(fd);
     }
-    waiting_.clear();
-    deadlines_.clear();
+    return true;
 }
 
 void ConnectionGate::release_body_slot(Connection& conn) {
@@ -488,38 +504,40 @@ void ConnectionGate::release_body_slot(Connection& conn) {
     wake_poller();  // a waiting upload may take the slot
 }
 
-void ConnectionGate::worker_loop() {
-    for (;;) {
-        std::unique_ptr<Connection> conn;
-        {
-            std::unique_lock<std::mutex> lock(queue_mu_);
-            queue_cv_.wait(lock, [this] { return stopping_.load() || !queue_.empty(); });
-            if (queue_.empty()) return;  // stopping and drained
-            conn = std::move(queue_.front());
-            queue_.pop_front();
-        }
-        // Queued requests are complete ones: they are served even while the
-        // server stops (each closing its connection afterwards).
-        AfterServe after = AfterServe::kClose;
-        try {
-            after = serve_(*conn);
-            release_body_slot(*conn);
-        } catch (const std::exception& e) {
-            // cpp-httplib catches handler exceptions itself; this is the
-            // last guard so nothing escapes a worker thread.
-            spdlog::error("listener={} connection handler threw: {}", options_.listener, e.what());
-        } catch (...) {
-            spdlog::error("listener={} connection handler threw", options_.listener);
-        }
-        const bool draining = draining_.load();
-        if (!draining && after == AfterServe::kKeepAlive) {
-            park(std::move(conn));
-        } else if (!draining && after == AfterServe::kLinger && conn->ssl == nullptr) {
-            linger(std::move(conn));
-        } else {
-            close_connection(std::move(conn));
+void ConnectionGate::worker_loop() noexcept {
+    for (bool more = true; more;) {
+        if (!run_guarded(worker_thread_, [this, &more] { more = serve_next(); })) {
+            std::this_thread::sleep_for(kAfterThrowPause);
         }
     }
+}
+
+bool ConnectionGate::serve_next() {
+    std::unique_ptr<Connection> conn;
+    {
+        std::unique_lock<std::mutex> lock(queue_mu_);
+        queue_cv_.wait(lock, [this] { return stopping_.load() || !queue_.empty(); });
+        if (queue_.empty()) return false;  // stopping and drained
+        conn = std::move(queue_.front());
+        queue_.pop_front();
+    }
+    // Queued requests are complete ones: they are served even while the
+    // server stops (each closing its connection afterwards). cpp-httplib
+    // catches handler exceptions itself; a throw past it is logged and
+    // counted here, and the connection is closed.
+    AfterServe after = AfterServe::kClose;
+    if (run_guarded(worker_thread_, [this, &conn, &after] { after = serve_(*conn); })) {
+        release_body_slot(*conn);
+    }
+    const bool draining = draining_.load();
+    if (!draining && after == AfterServe::kKeepAlive) {
+        park(std::move(conn));
+    } else if (!draining && after == AfterServe::kLinger && conn->ssl == nullptr) {
+        linger(std::move(conn));
+    } else {
+        close_connection(std::move(conn));
+    }
+    return true;
 }
 
 }  // namespace yuzu::http

@@ -22,6 +22,8 @@
 // After a request the worker gives the connection back to the poller.
 #pragma once
 
+#include <sys/epoll.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -30,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -97,8 +100,12 @@ class ConnectionGate {
   private:
     struct Waiting;
 
-    void poll_loop();
-    void worker_loop();
+    // Thread bodies: nothing escapes them. An iteration that throws is
+    // logged and counted (yuzu_thread_exceptions_total) and the loop goes on.
+    void poll_loop() noexcept;
+    void worker_loop() noexcept;
+    bool poll_once();   // one wait and what it found; false: the poller is done
+    bool serve_next();  // one queued connection; false: stopping and drained
     // Poller thread only.
     void watch(std::unique_ptr<Connection> conn);
     void on_readable(int fd);
@@ -117,6 +124,9 @@ class ConnectionGate {
 
     const GateOptions options_;
     const Serve serve_;
+    // The threads' names in logs and on yuzu_thread_exceptions_total.
+    const std::string poller_thread_;
+    const std::string worker_thread_;
     metrics::Family<metrics::Counter>& refused_;
     metrics::Gauge& open_gauge_;
     // Workers that may be reading a request body that has not fully arrived;
@@ -142,6 +152,8 @@ class ConnectionGate {
     int wake_fd_ = -1;
     std::thread poller_;
     // Poller thread only.
+    std::vector<epoll_event> events_;
+    std::optional<SteadyTime> drain_until_;
     std::map<int, std::unique_ptr<Waiting>> waiting_;
     std::multimap<SteadyTime, int> deadlines_;
     std::deque<int> body_slot_waiters_;

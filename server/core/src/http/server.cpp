@@ -1,12 +1,19 @@
 #include "yuzu/http/server.hpp"
 
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "http/connection.hpp"
@@ -14,6 +21,8 @@
 #include "http/gated_server.hpp"
 #include "http/request_framing.hpp"
 #include "yuzu/common/correlation_id.hpp"
+#include "yuzu/common/json_text.hpp"
+#include "yuzu/common/thread_guard.hpp"
 #include "yuzu/metrics/builder.hpp"
 
 namespace yuzu::http {
@@ -82,13 +91,98 @@ std::string status_text(int status) {
 // gate never blocks it) and stops the gate when the listener stops.
 class GateForwardingQueue final : public httplib::TaskQueue {
   public:
-    explicit GateForwardingQueue(ConnectionGate& gate) : gate_(gate) {}
-    void enqueue(std::function<void()> fn) override { fn(); }
+    explicit GateForwardingQueue(ConnectionGate& gate)
+        : gate_(gate), thread_("http." + gate.options().listener + ".accept") {}
+    // A throw is logged and counted; the accept loop goes on.
+    void enqueue(std::function<void()> fn) override { (void)run_guarded(thread_, fn); }
     void shutdown() override { gate_.shutdown(); }
 
   private:
     ConnectionGate& gate_;
+    const std::string thread_;
 };
+
+// "host:port", IPv6 literals bracketed.
+std::string address_text(const std::string& host, int port) {
+    const bool v6 = host.find(':') != std::string::npos;
+    return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+// Why host:port cannot be bound: cpp-httplib reports only that it failed, so
+// the bind is tried again here, the same way, to ask the kernel.
+std::string bind_failure_reason(const std::string& host, int port, int saved_errno) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    addrinfo* found = nullptr;
+    const std::string service = std::to_string(port);
+    if (const int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0) {
+        return ::gai_strerror(rc);
+    }
+    int err = 0;
+    for (const addrinfo* ai = found; ai != nullptr; ai = ai->ai_next) {
+        const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            err = errno;
+            continue;
+        }
+        int yes = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+        const bool bound = ::bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && ::listen(fd, 1) == 0;
+        err = bound ? 0 : errno;
+        ::close(fd);
+        if (bound) break;
+    }
+    ::freeaddrinfo(found);
+    if (err == 0) err = saved_errno;  // free again by now: the library's own error, if any
+    return err != 0 ? std::strerror(err) : "the address could not be bound";
+}
+
+// The oldest error OpenSSL queued (the cause; later entries only say which
+// call failed), then an empty queue.
+std::string openssl_reason() {
+    const unsigned long e = ERR_get_error();
+    ERR_clear_error();
+    if (e == 0) return "not a usable PEM file";
+#ifdef ERR_LIB_OSSL_DECODER
+    // OpenSSL 3 says only "unsupported" for a key file that is no PEM key.
+    if (ERR_GET_LIB(e) == ERR_LIB_OSSL_DECODER) return "no PEM data OpenSSL can decode";
+#endif
+    if (const char* reason = ERR_reason_error_string(e); reason != nullptr) return reason;
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof buf);
+    return buf;
+}
+
+// Loads the certificate chain and key the way the listener will, so a bad
+// file fails start-up with the reason: "TLS certificate <path>: <reason>" or
+// "TLS key <path>: <reason>".
+Status check_tls_files(const std::string& cert, const std::string& key) {
+    for (const auto& [what, path] : {std::pair{"certificate", &cert}, std::pair{"key", &key}}) {
+        std::FILE* f = std::fopen(path->c_str(), "r");
+        if (f == nullptr) {
+            return Status::InvalidArgument(std::string("TLS ") + what + " " + *path + ": " +
+                                           std::strerror(errno));
+        }
+        std::fclose(f);
+    }
+    std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_server_method()),
+                                                          &SSL_CTX_free);
+    if (!ctx) return Status::Internal("TLS: cannot create a context: " + openssl_reason());
+    ERR_clear_error();
+    if (SSL_CTX_use_certificate_chain_file(ctx.get(), cert.c_str()) != 1) {
+        return Status::InvalidArgument("TLS certificate " + cert + ": " + openssl_reason());
+    }
+    if (SSL_CTX_use_PrivateKey_file(ctx.get(), key.c_str(), SSL_FILETYPE_PEM) != 1) {
+        return Status::InvalidArgument("TLS key " + key + ": " + openssl_reason());
+    }
+    if (SSL_CTX_check_private_key(ctx.get()) != 1) {
+        ERR_clear_error();
+        return Status::InvalidArgument("TLS key " + key + ": does not match certificate " + cert);
+    }
+    return Status::Ok();
+}
 
 ConnectionLimits limits_from(const ServerOptions& o) {
     ConnectionLimits l;
@@ -125,13 +219,21 @@ void write_json(httplib::Response& res, int http_status, const std::string& body
     res.set_content(body, "application/json");
 }
 
+void write_json(httplib::Response& res, int http_status, const char* body) {
+    write_json(res, http_status, std::string(body));
+}
+
+void write_json(httplib::Response& res, int http_status, const nlohmann::json& body) {
+    write_json(res, http_status, dump_json(body));
+}
+
 void write_error(httplib::Response& res, int http_status, const std::string& message) {
     ensure_correlation_id(res);
     nlohmann::json body = {{"error",
                             {{"code", http_status},
                              {"message", message},
                              {"correlation_id", correlation_id_of(res)}}}};
-    write_json(res, http_status, body.dump());
+    write_json(res, http_status, body);
 }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::create(const ServerOptions& options,
@@ -142,6 +244,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::create(const ServerOptions& opti
         if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
             return Status::InvalidArgument("TLS needs both a certificate and a key file");
         }
+        YUZU_RETURN_IF_ERROR(check_tls_files(options.tls_cert_file, options.tls_key_file));
         auto ssl = std::make_unique<GatedServer<httplib::SSLServer>>(options.tls_cert_file.c_str(),
                                                                      options.tls_key_file.c_str());
         if (!ssl->is_valid()) {
@@ -353,23 +456,24 @@ void HttpServer::put(const std::string& pattern, const std::string& route, Handl
 void HttpServer::del(const std::string& pattern, const std::string& route, Handler handler) {
     server_->Delete(pattern, wrap("DELETE", route, std::move(handler)));
 }
+void HttpServer::options_route(const std::string& pattern, const std::string& route,
+                               Handler handler) {
+    server_->Options(pattern, wrap("OPTIONS", route, std::move(handler)));
+}
 
 Status HttpServer::bind() {
-    if (options_.port == 0) {
-        const int port = server_->bind_to_any_port(options_.host);
-        if (port <= 0) {
-            return Status::Unavailable("could not bind " + options_.host + ":0 for the " +
-                                       options_.name + " listener");
-        }
-        port_ = port;
-    } else {
-        if (!server_->bind_to_port(options_.host, options_.port)) {
-            return Status::Unavailable("could not bind " + options_.host + ":" +
-                                       std::to_string(options_.port) + " for the " + options_.name +
-                                       " listener (in use, or not permitted)");
-        }
-        port_ = options_.port;
+    errno = 0;
+    const int port =
+        options_.port == 0
+            ? server_->bind_to_any_port(options_.host)
+            : (server_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
+    if (port <= 0) {
+        const int saved_errno = errno;
+        return Status::Unavailable("cannot listen on " +
+                                   address_text(options_.host, options_.port) + ": " +
+                                   bind_failure_reason(options_.host, options_.port, saved_errno));
     }
+    port_ = port;
     const int fd = listen_fd_.load();
     if (fd >= 0 && ::listen(fd, options_.listen_backlog) != 0) {
         spdlog::warn("listener={} could not raise listen backlog to {}", options_.name,

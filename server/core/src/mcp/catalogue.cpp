@@ -1,7 +1,7 @@
 #include "yuzu/mcp/catalogue.hpp"
 
 #include "yuzu/auth/tier_policy.hpp"
-#include "yuzu/mcp/json_schema.hpp"
+#include "yuzu/jsonschema/json_schema.hpp"
 
 namespace yuzu::mcp {
 
@@ -46,14 +46,22 @@ Status ToolCatalogue::add(ToolSpec spec) {
         return Status::InvalidArgument("tool '" + spec.name +
                                        "': inputSchema must be an object schema");
     }
+    // A tool without a tier key or access declaration is still catalogued and
+    // refused at call time (fail closed); tests/unit/mcp/tool_access_test.cpp
+    // fails the build's tests on any such tool in the Yuzu catalogue.
+    if (spec.access && spec.access->scope == AccessScope::kGroup && spec.access->target.empty()) {
+        return Status::InvalidArgument("tool '" + spec.name +
+                                       "': a group scope names its target argument");
+    }
     spec.approval_gated = spec.tier_key && may_need_approval(*spec.tier_key);
     if (spec.approval_gated) declare_approval_id(spec.input_schema);
-    auto compiled = JsonSchema::compile(spec.input_schema);
+    auto compiled = jsonschema::JsonSchema::compile(spec.input_schema);
     if (!compiled.ok()) {
         return Status::InvalidArgument("tool '" + spec.name +
                                        "': inputSchema: " + compiled.status().message());
     }
-    spec.compiled_input_schema = std::make_shared<const JsonSchema>(std::move(compiled).value());
+    spec.compiled_input_schema =
+        std::make_shared<const jsonschema::JsonSchema>(std::move(compiled).value());
     index_[spec.name] = tools_.size();
     tools_.push_back(std::move(spec));
     return Status::Ok();
@@ -64,7 +72,11 @@ const ToolSpec* ToolCatalogue::find(const std::string& name) const {
     return it == index_.end() ? nullptr : &tools_[it->second];
 }
 
-nlohmann::json ToolCatalogue::list_entry(const ToolSpec& spec) const {
+bool tier_can_reach(const ToolSpec& spec, std::string_view tier) {
+    return spec.tier_key && auth::tier_allows(tier, spec.tier_key->type, spec.tier_key->op);
+}
+
+nlohmann::json ToolCatalogue::list_entry(const ToolSpec& spec, std::string_view tier) const {
     nlohmann::json entry = {
         {"name", spec.name},
         {"title", spec.title},
@@ -78,6 +90,15 @@ nlohmann::json ToolCatalogue::list_entry(const ToolSpec& spec) const {
           {"openWorldHint", spec.annotations.open_world}}},
     };
     if (!spec.output_schema.is_null()) entry["outputSchema"] = spec.output_schema;
+    if (!spec.tier_key) return entry;
+    const auto& key = *spec.tier_key;
+    if (auth::tier_allows(tier, key.type, key.op) &&
+        auth::requires_approval(tier, key.type, key.op)) {
+        entry["_meta"] = {{"io.yuzu/requiresApproval", true}};
+        entry["description"] = spec.description +
+                               " At this token's tier a person must approve each call: the first "
+                               "call answers -32006 with an approval_id to recall with.";
+    }
     return entry;
 }
 

@@ -4,7 +4,9 @@
 // whole fleet when policy_id is omitted; the id arrives wrapped as
 // untrusted data).
 #include "compliance_tool_support.hpp"
+#include "yuzu/access/agent_scope.hpp"
 #include "yuzu/auth/identity.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/compliance/compliance.hpp"
 #include "yuzu/compliance/compliance_json.hpp"
 #include "yuzu/fleet/fleet.hpp"
@@ -27,18 +29,18 @@ Status register_compliance_resources(ResourceCatalogue& resources, const Catalog
         "Fleet-wide compliance over every enabled policy (total_checks, compliant, "
         "non_compliant, unknown, compliance_pct), over the agents the reader may see.";
     spec.authorize = [&identity, &fleet, read](const auth::Principal& who) -> Status {
-        auto view = readable_view(identity, fleet, who, read);
+        auto view = access::acting_view(identity.authorizer(), fleet, who, read);
         return view.ok() ? Status::Ok() : view.status();
     };
     spec.read = [&identity, &fleet, &compliance,
                  read](const auth::Principal& who) -> Result<std::string> {
-        auto view = readable_view(identity, fleet, who, read);
+        auto view = access::acting_view(identity.authorizer(), fleet, who, read);
         if (!view.ok()) return view.status();
         auto totals = compliance.fleet_compliance(*view);
         if (!totals.ok()) return totals.status();
         nlohmann::json out = compliance::to_json(*totals);
-        out["devices_omitted"] = agents_outside(fleet, *view);
-        return out.dump();
+        out["devices_omitted"] = access::agents_outside(fleet, *view);
+        return dump_json(out);
     };
     return resources.add(std::move(spec));
 }

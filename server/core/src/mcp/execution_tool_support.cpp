@@ -11,7 +11,6 @@
 #include "yuzu/execution/definition_store.hpp"
 #include "yuzu/execution/executions.hpp"
 #include "yuzu/fleet/fleet.hpp"
-#include "yuzu/mcp/parameter_check.hpp"
 #include "yuzu/mcp/retry.hpp"
 #include "yuzu/metrics/builder.hpp"
 
@@ -48,32 +47,13 @@ void add_poll_verdict(nlohmann::json& payload, const PollCounter& polls, std::st
 Result<VisibleExecution> visible_execution(const ExecutionToolDeps& deps,
                                            const auth::Principal& who, auth::Permission what,
                                            const std::string& execution_id) {
-    const Status missing = Status::NotFound("execution not found: " + execution_id);
-    auto record = deps.executions.tracker().get(execution_id);
-    if (!record.ok()) {
-        return record.status().code() == StatusCode::kNotFound ? missing : record.status();
-    }
-    auto agents = deps.executions.tracker().agent_states(execution_id);
-    if (!agents.ok()) return agents.status();
-    auto view = execution::agent_view(deps.identity.authorizer(), deps.fleet, who, what);
-    if (!view.ok()) return view.status();
-    if (!execution::execution_visible(*record, *agents, who, *view)) return missing;
-    VisibleExecution out;
-    out.record = std::move(record).value();
-    out.agents = execution::states_in_view(std::move(agents).value(), *view);
-    out.view = std::move(view).value();
-    return out;
+    return access::visible_execution(deps.identity.authorizer(), deps.fleet,
+                                     deps.executions.tracker(), who, what, execution_id);
 }
 
-Status check_definition_params(const execution::DefinitionStore& definitions,
-                               const std::string& plugin, const std::string& action,
-                               const nlohmann::json& params, std::string_view what) {
-    auto definition = definitions.find(plugin, action);
-    if (!definition.ok()) {
-        return definition.status().code() == StatusCode::kNotFound ? Status::Ok()
-                                                                   : definition.status();
-    }
-    return check_parameters(definition->parameter_schema_json, params, what);
+Status as_argument_error(Status s) {
+    if (s.code() == StatusCode::kFailedPrecondition) return Status::InvalidArgument(s.message());
+    return s;
 }
 
 void audit_row(audit::AuditLog& audit, const ToolCall& call, const std::string& action,
@@ -110,12 +90,6 @@ std::string lower_ascii(std::string text) {
         return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     });
     return text;
-}
-
-bool is_administrator(auth::Identity& identity, const auth::Principal& who) {
-    auto roles = identity.rbac().roles_of(who.username);
-    if (!roles.ok()) return false;
-    return std::find(roles->begin(), roles->end(), auth::kRoleAdministrator) != roles->end();
 }
 
 }  // namespace yuzu::mcp

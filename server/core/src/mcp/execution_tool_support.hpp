@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "yuzu/access/agent_scope.hpp"
 #include "yuzu/auth/principal.hpp"
 #include "yuzu/auth/rbac_permission.hpp"
 #include "yuzu/common/status.hpp"
@@ -69,24 +70,17 @@ std::optional<ExecutionToolDeps> execution_tool_deps(const CatalogueDeps& deps);
 void add_poll_verdict(nlohmann::json& payload, const PollCounter& polls, std::string_view tool,
                       bool ready);
 
-// The execution with its agent states, when `who` may see it through its
-// view for `what`; NotFound "execution not found: <id>" otherwise (unknown
-// and invisible alike). `view_out` receives the view.
-struct VisibleExecution {
-    execution::ExecutionRecord record;
-    std::vector<execution::AgentExecutionState> agents;  // inside the view only
-    execution::AgentView view;
-};
+// The execution when `who` may see it through its view for `what`;
+// NotFound "execution not found: <id>" for unknown and invisible alike.
+using access::VisibleExecution;
 Result<VisibleExecution> visible_execution(const ExecutionToolDeps& deps,
                                            const auth::Principal& who, auth::Permission what,
                                            const std::string& execution_id);
 
-// Checks `params` against the parameter_schema of plugin.action's
-// definition. A missing definition is left to the tracker, which refuses it
-// with its own message.
-Status check_definition_params(const execution::DefinitionStore& definitions,
-                               const std::string& plugin, const std::string& action,
-                               const nlohmann::json& params, std::string_view what);
+// A pre-mint refusal of the instruction itself as the -32602 the seed asks
+// for: a disabled definition (FailedPrecondition) is, to the caller, an
+// argument that names nothing runnable.
+Status as_argument_error(Status s);
 
 // One audit row per execution: execution.dispatch, target the execution id.
 // "failure" when no agent was reached. A failed write is logged.
@@ -100,8 +94,5 @@ void audit_row(audit::AuditLog& audit, const ToolCall& call, const std::string& 
 
 // Lower-cases ASCII letters (plugin and action names are lower-case).
 std::string lower_ascii(std::string text);
-
-// A global Administrator (bundle results of others are readable by them).
-bool is_administrator(auth::Identity& identity, const auth::Principal& who);
 
 }  // namespace yuzu::mcp

@@ -69,6 +69,8 @@ McpServer::McpServer(const ToolCatalogue& tools, const ResourceCatalogue& resour
       prompts_(prompts),
       env_{tools, settings, audit, authorizer, approvals},
       options_(std::move(options)) {
+    env_.identity = options_.identity;
+    env_.fleet = options_.fleet;
     if (options_.metrics != nullptr) {
         call_metrics_ = std::make_unique<ToolCallMetrics>(tools, *options_.metrics);
         env_.call_metrics = call_metrics_.get();
@@ -87,7 +89,7 @@ std::optional<std::string> McpServer::handle(const RpcMessage& message, const au
     } else if (m == "ping") {
         r = nlohmann::json::object();
     } else if (m == "tools/list") {
-        r = list_tools(params, info);
+        r = list_tools(params, who, info);
     } else if (m == "tools/call") {
         CallOutcome outcome = run_tool_call(env_, who, params, info);
         if (outcome.error) return make_error(message.id, *outcome.error);
@@ -136,9 +138,18 @@ McpServer::MethodResult McpServer::initialize(const nlohmann::json& params) cons
 }
 
 McpServer::MethodResult McpServer::list_tools(const nlohmann::json& params,
+                                              const auth::Principal& who,
                                               const RequestInfo& info) const {
-    auto r = paginate(tools_.tools(), "tools", params, info, options_.page_size,
-                      [this](const ToolSpec& t) { return tools_.list_entry(t); });
+    // Only what this caller's tier can ever reach: a readonly token does not
+    // pay for write tools it cannot call. Approval-gated ones are listed and
+    // marked.
+    std::vector<const ToolSpec*> reachable;
+    for (const auto& t : tools_.tools()) {
+        if (tier_can_reach(t, who.mcp_tier)) reachable.push_back(&t);
+    }
+    auto r =
+        paginate(reachable, "tools", params, info, options_.page_size,
+                 [this, &who](const ToolSpec* t) { return tools_.list_entry(*t, who.mcp_tier); });
     if (auto* e = std::get_if<RpcError>(&r)) return *e;
     return std::get<nlohmann::json>(r);
 }

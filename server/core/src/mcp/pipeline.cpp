@@ -5,11 +5,12 @@
 #include <chrono>
 
 #include "pipeline_support.hpp"
+#include "yuzu/access/permission_check.hpp"
 #include "yuzu/audit/audit_log.hpp"
 #include "yuzu/auth/authorizer.hpp"
 #include "yuzu/auth/tier_policy.hpp"
+#include "yuzu/jsonschema/json_schema.hpp"
 #include "yuzu/mcp/error_codes.hpp"
-#include "yuzu/mcp/json_schema.hpp"
 #include "yuzu/mcp/retry.hpp"
 #include "yuzu/mcp/tool_call_metrics.hpp"
 
@@ -17,10 +18,6 @@ namespace yuzu::mcp {
 namespace {
 
 constexpr char kEscalate[] = "use a higher-tier MCP token, or the REST API / dashboard";
-
-std::string permission_text(const ToolSpec& tool) {
-    return tool.tier_key ? auth::permission_name(*tool.tier_key) : std::string("unregistered");
-}
 
 }  // namespace
 
@@ -60,33 +57,26 @@ void write_audit(const PipelineEnv& env, const auth::Principal& who, const std::
 
 RpcError map_failure(const Status& s, const RequestInfo& info, const std::string& tool) {
     RpcError e;
-    switch (s.code()) {
-        case StatusCode::kInvalidArgument:
-        case StatusCode::kNotFound:
-        case StatusCode::kAlreadyExists:
-        case StatusCode::kPayloadTooLarge:
-            e.code = kInvalidParams;
-            e.message = s.message();
+    e.code = jsonrpc_code_for(s.code());
+    e.message = s.message();
+    switch (e.code) {
+        case kInvalidParams:
             e.data = error_envelope(info.correlation_id, std::nullopt,
                                     "correct the arguments and call again");
             break;
-        case StatusCode::kPermissionDenied:
-        case StatusCode::kFailedPrecondition:
-            e.code = kPermissionDenied;
-            e.message = s.message();
+        case kPermissionDenied:
             e.data = error_envelope(info.correlation_id, std::nullopt,
                                     "ask an administrator for the permission, or use the "
                                     "dashboard");
             break;
-        case StatusCode::kUnavailable:
-        case StatusCode::kResourceExhausted:
-            e.code = kInternalError;
-            e.message = s.message();
-            e.data = error_envelope(info.correlation_id, kMcpStoreFaultRetryMs,
-                                    "a store or subsystem is temporarily unavailable; retry "
-                                    "after retry_after_ms");
-            break;
         default:
+            if (s.code() == StatusCode::kUnavailable ||
+                s.code() == StatusCode::kResourceExhausted) {
+                e.data = error_envelope(info.correlation_id, kMcpStoreFaultRetryMs,
+                                        "a store or subsystem is temporarily unavailable; retry "
+                                        "after retry_after_ms");
+                break;
+            }
             // Internals stay in the log, keyed by the correlation id.
             spdlog::error("correlation_id={} tool {} failed: {}", info.correlation_id, tool,
                           s.to_string());
@@ -100,18 +90,7 @@ RpcError map_failure(const Status& s, const RequestInfo& info, const std::string
 }
 
 std::string audit_result_for(const Status& s) {
-    switch (s.code()) {
-        case StatusCode::kPermissionDenied:
-        case StatusCode::kFailedPrecondition:
-            return "denied";
-        case StatusCode::kInvalidArgument:
-        case StatusCode::kNotFound:
-        case StatusCode::kAlreadyExists:
-        case StatusCode::kPayloadTooLarge:
-            return "failure";
-        default:
-            return "error";
-    }
+    return std::string(yuzu::audit_result_for(s.code()));
 }
 
 }  // namespace detail
@@ -170,9 +149,8 @@ std::optional<Denial> check_tier(const ToolSpec& tool, const auth::Principal& wh
                                  const RequestInfo& info) {
     const auto& key = *tool.tier_key;
     if (auth::tier_allows(who.mcp_tier, key.type, key.op)) return std::nullopt;
-    return make_denial(
-        kTierDenied, "the '" + who.mcp_tier + "' MCP tier does not allow " + permission_text(tool),
-        info, std::nullopt, kEscalate, "denied", "tier=" + who.mcp_tier);
+    return make_denial(kTierDenied, access::tier_denied_message(who, key), info, std::nullopt,
+                       kEscalate, "denied", "tier=" + who.mcp_tier);
 }
 
 std::optional<Denial> check_arguments(const ToolSpec& tool, const nlohmann::json& arguments,
@@ -188,36 +166,6 @@ std::optional<Denial> check_arguments(const ToolSpec& tool, const nlohmann::json
         "denied", "schema: " + violation->message + " correlation_id=" + info.correlation_id);
 }
 
-std::optional<Denial> check_rbac(const PipelineEnv& env, const ToolSpec& tool,
-                                 const ToolCall& call) {
-    Status s;
-    if (tool.authorize) {
-        s = tool.authorize(call);
-    } else if (env.authorizer == nullptr) {
-        s = Status::PermissionDenied("permission denied: " + permission_text(tool));
-    } else {
-        auto allowed = env.authorizer->allowed(call.principal, *tool.tier_key);
-        if (!allowed.ok()) {
-            s = allowed.status();
-        } else if (!*allowed) {
-            s = Status::PermissionDenied("permission denied: " + permission_text(tool));
-        }
-    }
-    if (s.ok()) return std::nullopt;
-    if (s.code() != StatusCode::kPermissionDenied) {
-        Denial d;
-        d.error =
-            detail::map_failure(s, RequestInfo{call.correlation_id, call.source_ip, ""}, tool.name);
-        d.audit_result = "error";
-        d.audit_detail = "rbac check failed: " + s.message();
-        return d;
-    }
-    return make_denial(kPermissionDenied, s.message(),
-                       RequestInfo{call.correlation_id, call.source_ip, ""}, std::nullopt,
-                       "ask an administrator for a role that grants " + permission_text(tool),
-                       "denied", s.message());
-}
-
 nlohmann::json tool_result(const nlohmann::json& structured) {
     return {
         {"content", nlohmann::json::array(
@@ -229,6 +177,62 @@ nlohmann::json tool_result(const nlohmann::json& structured) {
 }
 
 namespace {
+
+// Step 7 and the call's final audit row.
+void run_handler(const PipelineEnv& env, const auth::Principal& who, const ToolSpec& tool,
+                 const ToolCall& call, const RequestInfo& info, CallOutcome& out) {
+    if (tool.checked_handler) {
+        auto checked = tool.checked_handler(call);
+        if (auto* failure = std::get_if<ToolFailure>(&checked)) {
+            out.audit_result = detail::audit_result_for(failure->status);
+            write_audit(
+                env, who, tool.name, out.audit_result,
+                failure->audit_detail.empty() ? failure->status.message() : failure->audit_detail,
+                info);
+            out.error = map_tool_failure(*failure, info, tool.name);
+            return;
+        }
+        write_audit(env, who, tool.name, "success", "", info);
+        out.audit_result = "success";
+        out.result = tool_result(std::get<nlohmann::json>(checked));
+        return;
+    }
+    Result<nlohmann::json> result =
+        tool.content_handler ? tool.content_handler(call) : tool.handler(call);
+    if (!result.ok()) {
+        const Status& s = result.status();
+        out.audit_result = detail::audit_result_for(s);
+        write_audit(env, who, tool.name, out.audit_result, s.message(), info);
+        out.error = detail::map_failure(s, info, tool.name);
+        return;
+    }
+    if (tool.content_handler) {
+        const bool tool_error = result->is_object() && result->value("isError", false);
+        out.audit_result = tool_error ? "failure" : "success";
+        write_audit(env, who, tool.name, out.audit_result,
+                    tool_error ? "tool reported isError" : "", info);
+        out.result = std::move(*result);
+        return;
+    }
+    write_audit(env, who, tool.name, "success", "", info);
+    out.audit_result = "success";
+    out.result = tool_result(*result);
+}
+
+// A handler that threw: the client gets -32603 with the envelope, the audit
+// log an error row, the operator a log line; nothing leaves the pipeline.
+void contain_handler_exception(const PipelineEnv& env, const auth::Principal& who,
+                               const ToolSpec& tool, const RequestInfo& info, CallOutcome& out,
+                               const char* what) {
+    spdlog::error("correlation_id={} tool {} threw: {}", info.correlation_id, tool.name, what);
+    out = CallOutcome{};
+    out.audit_result = "error";
+    write_audit(env, who, tool.name, "error",
+                "handler exception correlation_id=" + info.correlation_id, info);
+    out.error = RpcError{kInternalError, "Internal error",
+                         error_envelope(info.correlation_id, std::nullopt,
+                                        "report the correlation_id to the server operator")};
+}
 
 // Steps 1–8 of run_tool_call; every return after the tool is known has
 // written the call's one final audit row and set out.audit_result.
@@ -273,8 +277,9 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
     const nlohmann::json call_arguments =
         tool->approval_gated ? split_approval_id(arguments, approval_id) : arguments;
     ToolCall call{who, call_arguments, info.correlation_id, info.source_ip};
+    if (!denial) denial = check_precheck(*tool, call, info);
     if (!denial) denial = check_approval(env, *tool, call, approval_id, info);
-    if (!denial) denial = check_rbac(env, *tool, call);
+    if (!denial) denial = check_access(env, *tool, call, info);
     if (denial) {
         write_audit(env, who, tool->name, denial->audit_result, denial->audit_detail, info);
         out.audit_result = denial->audit_result;
@@ -282,45 +287,36 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
         return out;
     }
 
-    if (tool->checked_handler) {
-        auto checked = tool->checked_handler(call);
-        if (auto* failure = std::get_if<ToolFailure>(&checked)) {
-            out.audit_result = detail::audit_result_for(failure->status);
-            write_audit(
-                env, who, tool->name, out.audit_result,
-                failure->audit_detail.empty() ? failure->status.message() : failure->audit_detail,
-                info);
-            out.error = map_tool_failure(*failure, info, tool->name);
-            return out;
-        }
-        write_audit(env, who, tool->name, "success", "", info);
-        out.audit_result = "success";
-        out.result = tool_result(std::get<nlohmann::json>(checked));
-        return out;
+    run_handler(env, who, *tool, call, info, out);
+    return out;
+}
+
+// run_steps with every exception contained: a throwing handler, hook or
+// service answers -32603 with an `error` audit row for the tool it named.
+CallOutcome run_contained(const PipelineEnv& env, const auth::Principal& who,
+                          const nlohmann::json& params, const RequestInfo& info) {
+    const char* what = "a non-standard exception";
+    std::string message;
+    try {
+        return run_steps(env, who, params, info);
+    } catch (const std::exception& e) {
+        message = e.what();
+        what = message.c_str();
+    } catch (...) {
     }
-    Result<nlohmann::json> result =
-        tool->content_handler ? tool->content_handler(call) : tool->handler(call);
-    if (!result.ok()) {
-        const Status& s = result.status();
-        const bool client_fault = s.code() == StatusCode::kInvalidArgument ||
-                                  s.code() == StatusCode::kNotFound ||
-                                  s.code() == StatusCode::kPermissionDenied;
-        out.audit_result = client_fault ? "failure" : "error";
-        write_audit(env, who, tool->name, out.audit_result, s.message(), info);
-        out.error = detail::map_failure(s, info, tool->name);
-        return out;
+    CallOutcome out;
+    const ToolSpec* tool = nullptr;
+    if (auto n = params.find("name"); n != params.end() && n->is_string()) {
+        tool = env.tools.find(n->get<std::string>());
     }
-    if (tool->content_handler) {
-        const bool tool_error = result->is_object() && result->value("isError", false);
-        out.audit_result = tool_error ? "failure" : "success";
-        write_audit(env, who, tool->name, out.audit_result,
-                    tool_error ? "tool reported isError" : "", info);
-        out.result = std::move(*result);
-        return out;
+    if (tool != nullptr) {
+        contain_handler_exception(env, who, *tool, info, out, what);
+    } else {
+        spdlog::error("correlation_id={} tools/call threw: {}", info.correlation_id, what);
+        out.error = RpcError{kInternalError, "Internal error",
+                             error_envelope(info.correlation_id, std::nullopt,
+                                            "report the correlation_id to the server operator")};
     }
-    write_audit(env, who, tool->name, "success", "", info);
-    out.audit_result = "success";
-    out.result = tool_result(*result);
     return out;
 }
 
@@ -329,7 +325,7 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
 CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
                           const nlohmann::json& params, const RequestInfo& info) {
     const auto start = std::chrono::steady_clock::now();
-    CallOutcome out = run_steps(env, who, params, info);
+    CallOutcome out = run_contained(env, who, params, info);
     if (env.call_metrics != nullptr) {
         if (out.audit_result.empty()) {
             env.call_metrics->observe_unknown_tool();

@@ -2,6 +2,7 @@
 #include "yuzu/audit/audit_json.hpp"
 #include "yuzu/audit/audit_log.hpp"
 #include "yuzu/auth/identity.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/common/readiness.hpp"
 #include "yuzu/fleet/agent_registry.hpp"
 #include "yuzu/fleet/fleet.hpp"
@@ -38,7 +39,7 @@ Status register_resources(ResourceCatalogue& resources, const CatalogueDeps& dep
             body["agents_connected"] = fleet->registry().online_count();
             body["agents_registered"] = fleet->registry().total_count();
         }
-        return body.dump();
+        return dump_json(body);
     };
     YUZU_RETURN_IF_ERROR(resources.add(std::move(health)));
 
@@ -63,7 +64,7 @@ Status register_resources(ResourceCatalogue& resources, const CatalogueDeps& dep
         if (!page.ok()) return page.status();
         nlohmann::json events = nlohmann::json::array();
         for (const auto& e : page->events) events.push_back(audit::to_json(e));
-        return nlohmann::json{{"events", std::move(events)}}.dump();
+        return dump_json(nlohmann::json{{"events", std::move(events)}});
     };
     return resources.add(std::move(recent));
 }

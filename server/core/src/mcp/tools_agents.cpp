@@ -64,11 +64,10 @@ ToolSpec list_agents_tool(auth::Identity& identity, fleet::Fleet& fleet) {
                             {"next_cursor", {{"type", {"string", "null"}}}}}},
                           {"required", {"agents", "next_cursor"}}};
     spec.tier_key = kInfraRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kInfraRead, AccessScope::kAgents, ""};
     spec.handler = [&identity, &fleet](const ToolCall& call) -> Result<json> {
         const json& args = call.arguments;
-        auto view = fleet_view(identity, fleet, call.principal, kInfraRead);
-        if (!view.ok()) return view.status();
+        const auto* view = &call.view;
         std::optional<std::set<std::string>> selected;
         if (args.contains("scope")) {
             auto match = fleet::resolve_scope(fleet, &identity.groups(),
@@ -124,11 +123,9 @@ ToolSpec get_agent_details_tool(auth::Identity& identity, fleet::Fleet& fleet) {
                             {"inventory_sources", {{"type", "array"}}}}},
                           {"required", {"agent_id", "hostname", "online"}}};
     spec.tier_key = kInfraRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kInfraRead, AccessScope::kAgents, "agent_id"};
     spec.handler = [&identity, &fleet](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("agent_id").get<std::string>();
-        YUZU_RETURN_IF_ERROR(
-            require_visible_agent(identity, fleet, call.principal, kInfraRead, id));
         auto agent = fleet.registry().get(id);
         if (!agent.ok()) return agent.status();
         json out = fleet::to_json(*agent);

@@ -5,6 +5,7 @@
 // fresh MFA proof (POST /api/v1/approvals/{id}/approve or the dashboard), so
 // over MCP they always answer -32003 approver_assurance_required:<reason>,
 // after the Approval:Approve RBAC check.
+#include "yuzu/access/approver_assurance.hpp"
 #include "yuzu/approval/approval_json.hpp"
 #include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/auth/identity.hpp"
@@ -56,6 +57,8 @@ ToolSpec list_pending_approvals_tool(approval::ApprovalManager& approvals, const
         {"properties", {{"approvals", {{"type", "array"}}}, {"next_cursor", {{"type", "string"}}}}},
         {"required", {"approvals", "next_cursor"}}};
     spec.tier_key = Permission{Securable::kApproval, Operation::kRead};
+    spec.access =
+        ToolAccess{Permission{Securable::kApproval, Operation::kRead}, AccessScope::kFleet, ""};
     spec.handler = [&approvals, &clock](const ToolCall& call) -> Result<json> {
         approval::ApprovalFilter filter;
         filter.state = approval::parse_approval_state(call.arguments.value("status", "pending"));
@@ -72,15 +75,7 @@ ToolSpec list_pending_approvals_tool(approval::ApprovalManager& approvals, const
     return spec;
 }
 
-// Why this principal cannot decide a ticket over MCP. Every MCP caller is a
-// client program acting for a person (a bearer token, or a session cookie
-// replayed by one); none can show the interactive MFA step-up that deciding
-// requires, so the reason is the same for all of them.
-std::string approver_assurance_gap(const auth::Principal&) {
-    return "non_interactive_session";
-}
-
-ToolSpec decide_tool(auth::Identity& identity, bool approve) {
+ToolSpec decide_tool(auth::Identity& identity, const Clock& clock, bool approve) {
     ToolSpec spec;
     spec.name = approve ? "approve_request" : "reject_request";
     spec.title = approve ? "Approve a request" : "Reject a request";
@@ -108,16 +103,15 @@ ToolSpec decide_tool(auth::Identity& identity, bool approve) {
     spec.tier_key = Permission{Securable::kApproval, Operation::kWrite};
     // The RBAC step checks what deciding needs, Approval:Approve, so a caller
     // without it hears that first.
-    spec.authorize = [&identity](const ToolCall& call) -> Status {
-        const Permission needed{Securable::kApproval, Operation::kApprove};
-        auto allowed = identity.authorizer().allowed(call.principal, needed);
-        if (!allowed.ok()) return allowed.status();
-        if (!*allowed) return Status::PermissionDenied("permission denied: Approval:Approve");
-        return Status::Ok();
-    };
-    spec.checked_handler = [](const ToolCall& call) -> std::variant<json, ToolFailure> {
+    spec.access =
+        ToolAccess{Permission{Securable::kApproval, Operation::kApprove}, AccessScope::kFleet, ""};
+    spec.checked_handler = [&identity,
+                            &clock](const ToolCall& call) -> std::variant<json, ToolFailure> {
         const std::string id = call.arguments.at("approval_id").get<std::string>();
-        const std::string reason = approver_assurance_gap(call.principal);
+        // Over MCP the policy always finds a gap: no MCP caller is an
+        // interactive session with a fresh MFA proof.
+        const std::string reason = access::approver_assurance_gap(
+            call.principal, access::DecisionSurface::kMcp, identity.mfa(), clock.now_ms());
         ToolFailure refusal;
         refusal.status = Status::PermissionDenied("approver_assurance_required:" + reason);
         refusal.remediation = "a person must decide approval " + id +
@@ -137,8 +131,8 @@ Status register_approval_tools(ToolCatalogue& tools, const CatalogueDeps& deps) 
     if (deps.approvals != nullptr) {
         YUZU_RETURN_IF_ERROR(tools.add(list_pending_approvals_tool(*deps.approvals, deps.clock)));
     }
-    YUZU_RETURN_IF_ERROR(tools.add(decide_tool(deps.identity, true)));
-    YUZU_RETURN_IF_ERROR(tools.add(decide_tool(deps.identity, false)));
+    YUZU_RETURN_IF_ERROR(tools.add(decide_tool(deps.identity, deps.clock, true)));
+    YUZU_RETURN_IF_ERROR(tools.add(decide_tool(deps.identity, deps.clock, false)));
     return Status::Ok();
 }
 

@@ -25,10 +25,8 @@ const Permission kResponseRead{Securable::kResponse, Operation::kRead};
 
 const json kNameSchema = {{"type", "string"}, {"pattern", "^[A-Za-z0-9_]{1,64}$"}};
 
-// The steps as the service takes them: names lower-cased, params checked
-// against each step's definition.
-Result<std::vector<execution::BundleStep>> parse_steps(const ExecutionToolDeps& deps,
-                                                       const json& steps) {
+// The steps as the service takes them: names lower-cased.
+std::vector<execution::BundleStep> parse_steps(const json& steps) {
     std::vector<execution::BundleStep> out;
     for (size_t i = 0; i < steps.size(); ++i) {
         const json& step = steps[i];
@@ -36,9 +34,6 @@ Result<std::vector<execution::BundleStep>> parse_steps(const ExecutionToolDeps& 
         s.plugin = lower_ascii(step.at("plugin").get<std::string>());
         s.action = lower_ascii(step.at("action").get<std::string>());
         const json params = step.value("params", json::object());
-        YUZU_RETURN_IF_ERROR(check_definition_params(deps.executions.definitions(), s.plugin,
-                                                     s.action, params,
-                                                     "steps[" + std::to_string(i) + "].params"));
         s.params_json = params.dump(-1, ' ', false, json::error_handler_t::replace);
         out.push_back(std::move(s));
     }
@@ -84,16 +79,17 @@ ToolSpec execute_bundle_tool(const ExecutionToolDeps& deps) {
     spec.annotations.destructive = true;
     spec.annotations.idempotent = false;
     spec.tier_key = kExecute;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kExecute, AccessScope::kAgents, "agent_id"};
+    // Before the approval gate: every step's definition and parameter schema.
+    spec.precheck = [deps](const ToolCall& call) -> Status {
+        return as_argument_error(
+            deps.executions.bundles().check_steps(parse_steps(call.arguments.at("steps"))));
+    };
     spec.handler = [deps](const ToolCall& call) -> Result<json> {
         const std::string agent_id = call.arguments.at("agent_id").get<std::string>();
-        YUZU_RETURN_IF_ERROR(
-            require_visible_agent(deps.identity, deps.fleet, call.principal, kExecute, agent_id));
-        auto steps = parse_steps(deps, call.arguments.at("steps"));
-        if (!steps.ok()) return steps.status();
         execution::BundleRequest request;
         request.agent_id = agent_id;
-        request.steps = std::move(steps).value();
+        request.steps = parse_steps(call.arguments.at("steps"));
         request.requester = call.principal.username;
         auto dispatched = deps.executions.bundles().execute(request);
         if (!dispatched.ok()) return dispatched.status();
@@ -152,18 +148,17 @@ ToolSpec get_bundle_result_tool(const ExecutionToolDeps& deps) {
         {"required",
          {"bundle_id", "complete", "received", "succeeded", "expected", "steps", "ready"}}};
     spec.tier_key = kResponseRead;
-    spec.authorize = authorize_in_handler;
+    // Per agent: the bundle's agent is checked against the view below, and an
+    // invisible bundle reads as unknown.
+    spec.access = ToolAccess{kResponseRead, AccessScope::kAgents, ""};
     spec.handler = [deps](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("bundle_id").get<std::string>();
         const Status missing = Status::NotFound("bundle not found");
-        const bool admin = is_administrator(deps.identity, call.principal);
+        const bool admin = access::is_administrator(deps.identity.rbac(), call.principal);
         auto bundle = deps.executions.bundles().get(id, call.principal.username, admin);
         bool visible = bundle.ok();
         if (visible) {
-            auto on_agent = fleet::agent_visible(deps.identity.authorizer(), call.principal,
-                                                 kResponseRead, bundle->agent_id);
-            if (!on_agent.ok()) return on_agent.status();
-            visible = *on_agent;
+            visible = execution::in_view(call.view, bundle->agent_id);
         } else if (bundle.status().code() != StatusCode::kNotFound) {
             return bundle.status();
         }

@@ -9,6 +9,7 @@
 // is refused.
 #include "compliance_tool_support.hpp"
 #include "fleet_tool_support.hpp"
+#include "yuzu/access/agent_scope.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/compliance/compliance.hpp"
 #include "yuzu/compliance/compliance_json.hpp"
@@ -47,10 +48,8 @@ ToolSpec list_policies_tool(auth::Identity& identity, fleet::Fleet& fleet,
                           {"properties", {{"policies", {{"type", "array"}}}}},
                           {"required", {"policies"}}};
     spec.tier_key = kPolicyRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kPolicyRead, AccessScope::kView, ""};
     spec.handler = [&identity, &fleet, &compliance](const ToolCall& call) -> Result<json> {
-        auto view = readable_view(identity, fleet, call.principal, kPolicyRead);
-        if (!view.ok()) return view.status();
         auto policies = compliance.policies().list();
         if (!policies.ok()) return policies.status();
         const json& args = call.arguments;
@@ -90,15 +89,14 @@ ToolSpec get_compliance_summary_tool(auth::Identity& identity, fleet::Fleet& fle
         {"required",
          {"policy_id", "compliant", "non_compliant", "unknown", "total", "devices_omitted"}}};
     spec.tier_key = kPolicyRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kPolicyRead, AccessScope::kView, ""};
     spec.handler = [&identity, &fleet, &compliance](const ToolCall& call) -> Result<json> {
-        auto view = readable_view(identity, fleet, call.principal, kPolicyRead);
-        if (!view.ok()) return view.status();
+        const auto* view = &call.view;
         const std::string id = call.arguments.at("policy_id").get<std::string>();
         auto summary = compliance.summary(id, *view);
         if (!summary.ok()) return summary.status();
         json out = compliance::to_json(*summary);
-        out["devices_omitted"] = agents_outside(fleet, *view);
+        out["devices_omitted"] = access::agents_outside(fleet, *view);
         return out;
     };
     return spec;
@@ -127,14 +125,13 @@ ToolSpec get_fleet_compliance_tool(auth::Identity& identity, fleet::Fleet& fleet
           {"devices_omitted", kCountsSchema}}},
         {"required", {"total_checks", "compliant", "non_compliant", "unknown", "compliance_pct"}}};
     spec.tier_key = kPolicyRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kPolicyRead, AccessScope::kView, ""};
     spec.handler = [&identity, &fleet, &compliance](const ToolCall& call) -> Result<json> {
-        auto view = readable_view(identity, fleet, call.principal, kPolicyRead);
-        if (!view.ok()) return view.status();
+        const auto* view = &call.view;
         auto totals = compliance.fleet_compliance(*view);
         if (!totals.ok()) return totals.status();
         json out = compliance::to_json(*totals);
-        out["devices_omitted"] = agents_outside(fleet, *view);
+        out["devices_omitted"] = access::agents_outside(fleet, *view);
         return out;
     };
     return spec;

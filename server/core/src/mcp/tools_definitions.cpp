@@ -36,6 +36,7 @@ ToolSpec list_definitions_tool(execution::Executions& executions) {
                           {"properties", {{"definitions", {{"type", "array"}}}}},
                           {"required", {"definitions"}}};
     spec.tier_key = kDefinitionRead;
+    spec.access = ToolAccess{kDefinitionRead, AccessScope::kFleet, ""};
     spec.handler = [&executions](const ToolCall& call) -> Result<json> {
         const json& args = call.arguments;
         execution::DefinitionFilter filter;
@@ -76,6 +77,7 @@ ToolSpec get_definition_tool(execution::Executions& executions) {
                             {"result_columns", {{"type", "array"}}}}},
                           {"required", {"id", "plugin", "action", "parameter_schema"}}};
     spec.tier_key = kDefinitionRead;
+    spec.access = ToolAccess{kDefinitionRead, AccessScope::kFleet, ""};
     spec.handler = [&executions](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("id").get<std::string>();
         auto definition = executions.definitions().get(id);

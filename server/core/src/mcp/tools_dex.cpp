@@ -8,6 +8,7 @@
 
 #include "compliance_tool_support.hpp"
 #include "fleet_tool_support.hpp"
+#include "yuzu/access/agent_scope.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/compliance/compliance.hpp"
 #include "yuzu/compliance/compliance_json.hpp"
@@ -52,14 +53,13 @@ ToolSpec get_dex_perf_fleet_tool(auth::Identity& identity, fleet::Fleet& fleet,
           {"devices_omitted", {{"type", "integer"}}}}},
         {"required", {"cpu_pct", "mem_used_pct", "disk_used_pct", "load1", "reporting", "online"}}};
     spec.tier_key = kDexRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kDexRead, AccessScope::kView, ""};
     spec.handler = [&identity, &fleet, &dex](const ToolCall& call) -> Result<json> {
-        auto view = readable_view(identity, fleet, call.principal, kDexRead);
-        if (!view.ok()) return view.status();
+        const auto* view = &call.view;
         auto stats = dex.fleet_stats(*view);
         if (!stats.ok()) return stats.status();
         json out = compliance::to_json(*stats);
-        out["devices_omitted"] = agents_outside(fleet, *view);
+        out["devices_omitted"] = access::agents_outside(fleet, *view);
         return out;
     };
     return spec;
@@ -91,7 +91,7 @@ ToolSpec list_dex_perf_devices_tool(auth::Identity& identity, fleet::Fleet& flee
                             {"devices_omitted", {{"type", "integer"}}}}},
                           {"required", {"metric", "devices"}}};
     spec.tier_key = kDexRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kDexRead, AccessScope::kView, ""};
     spec.handler = [&identity, &fleet, &dex](const ToolCall& call) -> Result<json> {
         const json& args = call.arguments;
         const auto metric = compliance::parse_perf_metric(args.value("metric", "cpu"));
@@ -100,8 +100,7 @@ ToolSpec list_dex_perf_devices_tool(auth::Identity& identity, fleet::Fleet& flee
         if (limit < 1) return Status::InvalidArgument("limit must be at least 1");
         const int clamped =
             static_cast<int>(std::min<int64_t>(limit, compliance::kMaxPerfDeviceLimit));
-        auto view = readable_view(identity, fleet, call.principal, kDexRead);
-        if (!view.ok()) return view.status();
+        const auto* view = &call.view;
         const bool silent = args.value("filter", "") == "not_reporting";
         json list = json::array();
         if (silent) {
@@ -116,7 +115,7 @@ ToolSpec list_dex_perf_devices_tool(auth::Identity& identity, fleet::Fleet& flee
         return json{{"metric", compliance::perf_metric_name(*metric)},
                     {"filter", silent ? json("not_reporting") : json(nullptr)},
                     {"devices", std::move(list)},
-                    {"devices_omitted", agents_outside(fleet, *view)}};
+                    {"devices_omitted", access::agents_outside(fleet, *view)}};
     };
     return spec;
 }

@@ -9,6 +9,7 @@
 // unknown.
 #include "execution_tool_support.hpp"
 #include "fleet_tool_support.hpp"
+#include "yuzu/access/dispatch_gate.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
@@ -29,6 +30,25 @@ const json kNameSchema = {{"type", "string"}, {"pattern", "^[A-Za-z0-9_]{1,64}$"
 const json kExecutionIdSchema = {{"type", "string"},
                                  {"pattern", "^[0-9a-f]{32}$"},
                                  {"description", "execution id (32 lowercase hex)"}};
+
+// execute_instruction's arguments as a dispatch (no targets resolved yet).
+struct DispatchArguments {
+    execution::DispatchSpec spec;
+    execution::TargetSelection selection;
+};
+
+DispatchArguments dispatch_arguments(const json& args) {
+    DispatchArguments d;
+    d.spec.plugin = lower_ascii(args.at("plugin").get<std::string>());
+    d.spec.action = lower_ascii(args.at("action").get<std::string>());
+    d.spec.params_json =
+        args.value("params", json::object()).dump(-1, ' ', false, json::error_handler_t::replace);
+    d.selection.scope = args.value("scope", "");
+    if (args.contains("agent_ids")) {
+        d.selection.agent_ids = args["agent_ids"].get<std::vector<std::string>>();
+    }
+    return d;
+}
 
 ToolSpec execute_instruction_tool(const ExecutionToolDeps& deps) {
     ToolSpec spec;
@@ -74,29 +94,27 @@ ToolSpec execute_instruction_tool(const ExecutionToolDeps& deps) {
     spec.annotations.destructive = true;
     spec.annotations.idempotent = false;
     spec.tier_key = kExecute;
-    spec.authorize = authorize_in_handler;
-    spec.handler = [deps](const ToolCall& call) -> Result<json> {
-        const json& args = call.arguments;
-        const std::string plugin = lower_ascii(args.at("plugin").get<std::string>());
-        const std::string action = lower_ascii(args.at("action").get<std::string>());
-        const json params = args.value("params", json::object());
-        execution::TargetSelection selection;
-        selection.scope = args.value("scope", "");
-        if (args.contains("agent_ids")) {
-            selection.agent_ids = args["agent_ids"].get<std::vector<std::string>>();
-        }
-        auto view =
-            execution::agent_view(deps.identity.authorizer(), deps.fleet, call.principal, kExecute);
-        if (!view.ok()) return view.status();
+    spec.access = ToolAccess{kExecute, AccessScope::kView, ""};
+    // Before the approval gate (nothing is minted for a call that cannot
+    // run): the definition and its parameter schema, then the seed's
+    // pre-dispatch gates (dispatch authorization, destructive targeting).
+    spec.precheck = [deps](const ToolCall& call) -> Status {
+        const DispatchArguments d = dispatch_arguments(call.arguments);
+        YUZU_RETURN_IF_ERROR(
+            as_argument_error(deps.executions.tracker().check_dispatchable(d.spec)));
         auto targets =
-            execution::resolve_targets(deps.fleet, &deps.identity.groups(), *view, selection);
+            access::authorize_dispatch(deps.identity, deps.fleet, deps.executions, call.principal,
+                                       d.spec.plugin, d.spec.action, d.selection);
+        return targets.ok() ? Status::Ok() : targets.status();
+    };
+    spec.handler = [deps](const ToolCall& call) -> Result<json> {
+        DispatchArguments d = dispatch_arguments(call.arguments);
+        // The backstop: the same gates again, on the state as it is now.
+        auto targets =
+            access::authorize_dispatch(deps.identity, deps.fleet, deps.executions, call.principal,
+                                       d.spec.plugin, d.spec.action, d.selection);
         if (!targets.ok()) return targets.status();
-        YUZU_RETURN_IF_ERROR(check_definition_params(deps.executions.definitions(), plugin, action,
-                                                     params, "params"));
-        execution::DispatchSpec dispatch;
-        dispatch.plugin = plugin;
-        dispatch.action = action;
-        dispatch.params_json = params.dump(-1, ' ', false, json::error_handler_t::replace);
+        execution::DispatchSpec dispatch = std::move(d.spec);
         dispatch.agent_ids = targets->agent_ids;
         dispatch.dispatched_by = call.principal.username;
         dispatch.scope_expression = targets->scope_expression;
@@ -138,7 +156,7 @@ ToolSpec get_execution_status_tool(const ExecutionToolDeps& deps) {
                            {"execution_id", "status", "agents_targeted", "agents_responded",
                             "agents_success", "agents_failure", "progress_pct", "ready"}}};
     spec.tier_key = kExecutionRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kExecutionRead, AccessScope::kAgents, ""};
     spec.handler = [deps](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("execution_id").get<std::string>();
         auto found = visible_execution(deps, call.principal, kExecutionRead, id);
@@ -188,7 +206,7 @@ ToolSpec list_executions_tool(const ExecutionToolDeps& deps) {
          {{"executions", {{"type", "array"}}}, {"next_cursor", {{"type", "string"}}}}},
         {"required", {"executions", "next_cursor"}}};
     spec.tier_key = kExecutionRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kExecutionRead, AccessScope::kAgents, ""};
     spec.handler = [deps](const ToolCall& call) -> Result<json> {
         const json& args = call.arguments;
         execution::ExecutionFilter filter;
@@ -197,9 +215,7 @@ ToolSpec list_executions_tool(const ExecutionToolDeps& deps) {
         filter.dispatched_by = args.value("dispatched_by", "");
         filter.limit = args.value("limit", execution::kDefaultListLimit);
         filter.cursor = args.value("cursor", "");
-        auto view = execution::agent_view(deps.identity.authorizer(), deps.fleet, call.principal,
-                                          kExecutionRead);
-        if (!view.ok()) return view.status();
+        const auto* view = &call.view;
         auto page = deps.executions.tracker().list(filter);
         if (!page.ok()) return page.status();
         json list = json::array();

@@ -1,6 +1,7 @@
 // MCP tools over identity: permission self-check, the caller's own API
 // tokens, and management groups. Twins of POST /api/v1/rbac/check,
 // GET /api/v1/tokens and the GET management-group routes.
+#include "yuzu/access/permission_json.hpp"
 #include "yuzu/auth/auth_json.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/auth/roles.hpp"
@@ -46,26 +47,16 @@ ToolSpec check_permission_tool(auth::Identity& identity) {
     // Readable at every tier; the RBAC step is deliberately empty (a
     // self-check reveals only the caller's own rights).
     spec.tier_key = Permission{Securable::kInfrastructure, Operation::kRead};
-    spec.authorize = [](const ToolCall&) { return Status::Ok(); };
+    spec.access = ToolAccess{Permission{Securable::kInfrastructure, Operation::kRead},
+                             AccessScope::kSelf, ""};
     spec.handler = [&identity](const ToolCall& call) -> Result<nlohmann::json> {
         const std::string text = call.arguments.at("permission").get<std::string>();
         auto p = auth::parse_permission(text);
         if (!p) return Status::InvalidArgument("unknown permission '" + text + "'");
-        Result<bool> by_role =
-            call.arguments.contains("agent_id")
-                ? identity.authorizer().allowed_on_agent(
-                      call.principal, *p, call.arguments.at("agent_id").get<std::string>())
-                : identity.authorizer().allowed(call.principal, *p);
-        if (!by_role.ok()) return by_role.status();
-        const bool by_tier = auth::tier_allows(call.principal.mcp_tier, p->type, p->op);
-        const bool approval =
-            by_tier && auth::requires_approval(call.principal.mcp_tier, p->type, p->op);
-        return nlohmann::json{{"permission", auth::permission_name(*p)},
-                              {"username", call.principal.username},
-                              {"allowed", *by_role && by_tier},
-                              {"allowed_by_role", *by_role},
-                              {"allowed_by_tier", by_tier},
-                              {"requires_approval", approval}};
+        auto answer = access::answer_permission(identity.authorizer(), call.principal, *p,
+                                                call.arguments.value("agent_id", ""));
+        if (!answer.ok()) return answer.status();
+        return access::to_json(*answer, call.principal.username);
     };
     return spec;
 }
@@ -82,6 +73,8 @@ ToolSpec list_api_tokens_tool(auth::Identity& identity) {
                           {"properties", {{"tokens", {{"type", "array"}}}}},
                           {"required", {"tokens"}}};
     spec.tier_key = Permission{Securable::kApiToken, Operation::kRead};
+    spec.access =
+        ToolAccess{Permission{Securable::kApiToken, Operation::kRead}, AccessScope::kFleet, ""};
     spec.handler = [&identity](const ToolCall& call) -> Result<nlohmann::json> {
         auto tokens = identity.tokens().list(call.principal.username);
         if (!tokens.ok()) return tokens.status();
@@ -102,6 +95,8 @@ ToolSpec list_groups_tool(auth::Identity& identity) {
                           {"properties", {{"groups", {{"type", "array"}}}}},
                           {"required", {"groups"}}};
     spec.tier_key = Permission{Securable::kManagementGroup, Operation::kRead};
+    spec.access = ToolAccess{Permission{Securable::kManagementGroup, Operation::kRead},
+                             AccessScope::kFleet, ""};
     spec.handler = [&identity](const ToolCall&) -> Result<nlohmann::json> {
         auto groups = identity.groups().list();
         if (!groups.ok()) return groups.status();
@@ -126,6 +121,8 @@ ToolSpec get_group_tool(auth::Identity& identity) {
         {"properties", {{"group", {{"type", "object"}}}, {"members", {{"type", "array"}}}}},
         {"required", {"group", "members"}}};
     spec.tier_key = Permission{Securable::kManagementGroup, Operation::kRead};
+    spec.access = ToolAccess{Permission{Securable::kManagementGroup, Operation::kRead},
+                             AccessScope::kFleet, ""};
     spec.handler = [&identity](const ToolCall& call) -> Result<nlohmann::json> {
         const std::string id = call.arguments.at("group_id").get<std::string>();
         auto group = identity.groups().get(id);
@@ -157,20 +154,8 @@ ToolSpec list_group_roles_tool(auth::Identity& identity) {
     spec.tier_key = Permission{Securable::kManagementGroup, Operation::kRead};
     // The compound gate of the REST twin: fleet-wide ManagementGroup:Read, or
     // ITServiceOwner held on this group or one above it.
-    spec.authorize = [&identity](const ToolCall& call) -> Status {
-        const Permission read{Securable::kManagementGroup, Operation::kRead};
-        auto fleet = identity.authorizer().allowed(call.principal, read);
-        if (!fleet.ok()) return fleet.status();
-        if (*fleet) return Status::Ok();
-        const std::string id = call.arguments.at("group_id").get<std::string>();
-        auto owns =
-            identity.holds_group_role(call.principal.username, auth::kRoleITServiceOwner, id);
-        if (!owns.ok()) return owns.status();
-        if (*owns) return Status::Ok();
-        return Status::PermissionDenied(
-            "permission denied: ManagementGroup:Read (or "
-            "ITServiceOwner on the group)");
-    };
+    spec.access = ToolAccess{Permission{Securable::kManagementGroup, Operation::kRead},
+                             AccessScope::kGroup, "group_id"};
     spec.handler = [&identity](const ToolCall& call) -> Result<nlohmann::json> {
         const std::string id = call.arguments.at("group_id").get<std::string>();
         auto group = identity.groups().get(id);

@@ -11,9 +11,9 @@
 //   ManagementGroup:Write
 // At the supervised tier each needs a person's approval first (tier_policy);
 // the pipeline's approval gate handles that before the RBAC step.
+#include "yuzu/access/permission_check.hpp"
 #include "yuzu/auth/auth_json.hpp"
 #include "yuzu/auth/identity.hpp"
-#include "yuzu/auth/tier_policy.hpp"
 #include "yuzu/mcp/yuzu_catalogue.hpp"
 
 namespace yuzu::mcp {
@@ -40,21 +40,12 @@ ToolSpec write_tool(std::string name, std::string title, std::string description
     spec.title = std::move(title);
     spec.description = std::move(description);
     spec.tier_key = key;
+    spec.access = ToolAccess{key, AccessScope::kFleet, ""};
+    spec.access = ToolAccess{key, AccessScope::kFleet, ""};
     spec.annotations.read_only = false;
     spec.annotations.destructive = destructive;
     spec.annotations.idempotent = idempotent;
     return spec;
-}
-
-// What REST's require_permission() answers, for a permission checked beside
-// the tool's own (the admin allowance of revoke_api_token).
-Result<bool> rest_would_allow(auth::Identity& identity, const auth::Principal& who,
-                              Permission what) {
-    if (!auth::tier_allows(who.mcp_tier, what.type, what.op) ||
-        auth::requires_approval(who.mcp_tier, what.type, what.op)) {
-        return false;
-    }
-    return identity.authorizer().allowed(who, what);
 }
 
 ToolSpec create_api_token_tool(auth::Identity& identity) {
@@ -115,10 +106,11 @@ ToolSpec revoke_api_token_tool(auth::Identity& identity) {
         {"required", {"revoked", "token_id"}}};
     spec.handler = [&identity](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("token_id").get<std::string>();
-        auto admin = rest_would_allow(identity, call.principal,
-                                      {Securable::kUserManagement, Operation::kWrite});
-        if (!admin.ok()) return admin.status();
-        YUZU_RETURN_IF_ERROR(identity.tokens().revoke(id, call.principal.username, *admin));
+        // An administrator may revoke another user's token, as over REST.
+        const Status admin = access::require_permission(
+            identity.authorizer(), call.principal, {Securable::kUserManagement, Operation::kWrite});
+        if (!admin.ok() && admin.code() != StatusCode::kPermissionDenied) return admin;
+        YUZU_RETURN_IF_ERROR(identity.tokens().revoke(id, call.principal.username, admin.ok()));
         return json{{"revoked", true}, {"token_id", id}};
     };
     return spec;
@@ -244,6 +236,10 @@ ToolSpec assign_role_tool(auth::Identity& identity) {
                                "Grants a user a built-in role on a management group and everything "
                                "below it.",
                                {Securable::kManagementGroup, Operation::kWrite}, false, false);
+    // The compound gate, as over REST: fleet-wide ManagementGroup:Write, or
+    // ITServiceOwner on the group (or one above it).
+    spec.access = ToolAccess{Permission{Securable::kManagementGroup, Operation::kWrite},
+                             AccessScope::kGroup, "group_id"};
     spec.input_schema = {
         {"type", "object"},
         {"properties",

@@ -63,11 +63,10 @@ ToolSpec query_inventory_tool(auth::Identity& identity, fleet::Fleet& fleet) {
                             {"devices_omitted", {{"type", "integer"}}}}},
                           {"required", {"rows", "result_truncated_by_cap"}}};
     spec.tier_key = kInfraRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kInfraRead, AccessScope::kAgents, ""};
     spec.handler = [&identity, &fleet](const ToolCall& call) -> Result<json> {
         const json& args = call.arguments;
-        auto view = fleet_view(identity, fleet, call.principal, kInfraRead);
-        if (!view.ok()) return view.status();
+        const auto* view = &call.view;
         fleet::InventoryQuery q;
         if (args.contains("agent_id")) q.agent_id = args["agent_id"].get<std::string>();
         if (args.contains("source")) q.source = args["source"].get<std::string>();
@@ -100,10 +99,9 @@ ToolSpec list_inventory_tables_tool(auth::Identity& identity, fleet::Fleet& flee
                           {"properties", {{"tables", {{"type", "array"}}}}},
                           {"required", {"tables"}}};
     spec.tier_key = kInfraRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kInfraRead, AccessScope::kAgents, ""};
     spec.handler = [&identity, &fleet](const ToolCall& call) -> Result<json> {
-        auto view = fleet_view(identity, fleet, call.principal, kInfraRead);
-        if (!view.ok()) return view.status();
+        const auto* view = &call.view;
         auto tables = fleet.inventory().tables(*view);
         if (!tables.ok()) return tables.status();
         json list = json::array();
@@ -134,11 +132,9 @@ ToolSpec get_agent_inventory_tool(auth::Identity& identity, fleet::Fleet& fleet)
         {"properties", {{"agent_id", {{"type", "string"}}}, {"sources", {{"type", "array"}}}}},
         {"required", {"agent_id", "sources"}}};
     spec.tier_key = kInfraRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kInfraRead, AccessScope::kAgents, "agent_id"};
     spec.handler = [&identity, &fleet](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("agent_id").get<std::string>();
-        YUZU_RETURN_IF_ERROR(
-            require_visible_agent(identity, fleet, call.principal, kInfraRead, id));
         auto items = fleet.inventory().for_agent(id);
         if (!items.ok()) return items.status();
         const std::string only = call.arguments.value("source", "");
@@ -174,11 +170,10 @@ ToolSpec query_installed_software_tool(auth::Identity& identity, fleet::Fleet& f
                             {"devices_omitted", {{"type", "integer"}}}}},
                           {"required", {"software", "result_truncated_by_cap", "devices_omitted"}}};
     spec.tier_key = Permission{Securable::kInventory, Operation::kRead};
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kInventoryRead, AccessScope::kAgents, ""};
     spec.handler = [&identity, &fleet](const ToolCall& call) -> Result<json> {
         const json& args = call.arguments;
-        auto view = fleet_view(identity, fleet, call.principal, kInventoryRead);
-        if (!view.ok()) return view.status();
+        const auto* view = &call.view;
         fleet::SoftwareQuery q;
         if (args.contains("name")) q.name = args["name"].get<std::string>();
         if (args.contains("agent_id")) q.agent_id = args["agent_id"].get<std::string>();

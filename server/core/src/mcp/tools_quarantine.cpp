@@ -47,11 +47,9 @@ ToolSpec quarantine_device_tool(const ExecutionToolDeps& deps) {
     spec.annotations.destructive = true;
     spec.annotations.idempotent = false;
     spec.tier_key = kSecurityWrite;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kSecurityExecute, AccessScope::kAgents, "agent_id"};
     spec.handler = [deps](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("agent_id").get<std::string>();
-        YUZU_RETURN_IF_ERROR(
-            require_visible_agent(deps.identity, deps.fleet, call.principal, kSecurityExecute, id));
         auto status = deps.executions.quarantine().quarantine(
             id, call.arguments.value("reason", ""), call.principal.username);
         if (!status.ok()) return status.status();

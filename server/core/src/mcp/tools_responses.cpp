@@ -48,10 +48,7 @@ Result<Selection> select(const ExecutionToolDeps& deps, const ToolCall& call) {
         s.ready = execution::is_terminal_status(found->record.status);
         return s;
     }
-    auto view = execution::agent_view(deps.identity.authorizer(), deps.fleet, call.principal,
-                                      kResponseRead);
-    if (!view.ok()) return view.status();
-    s.view = std::move(view).value();
+    s.view = call.view;
     execution::ExecutionFilter running;
     running.definition_id = s.instruction_id;
     running.status = "running";
@@ -93,7 +90,7 @@ ToolSpec query_responses_tool(const ExecutionToolDeps& deps) {
                             {"retry_after_ms", {{"type", "integer"}}}}},
                           {"required", {"rows", "result_truncated_by_cap", "ready"}}};
     spec.tier_key = kResponseRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kResponseRead, AccessScope::kAgents, "agent_id"};
     spec.handler = [deps](const ToolCall& call) -> Result<json> {
         const json& args = call.arguments;
         auto selection = select(deps, call);
@@ -153,7 +150,7 @@ ToolSpec aggregate_responses_tool(const ExecutionToolDeps& deps) {
                             {"truncated", {{"type", "boolean"}}}}},
                           {"required", {"groups", "responses_scanned", "records", "truncated"}}};
     spec.tier_key = kResponseRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kResponseRead, AccessScope::kAgents, ""};
     spec.handler = [deps](const ToolCall& call) -> Result<json> {
         const json& args = call.arguments;
         auto selection = select(deps, call);

@@ -52,8 +52,8 @@ ToolSpec validate_scope_tool() {
                             {"position", {{"type", "integer"}}}}},
                           {"required", {"valid", "expression"}}};
     spec.tier_key = kInfraRead;
-    // Parsing reveals nothing about the fleet.
-    spec.authorize = authorize_in_handler;
+    // Parsing reveals nothing about the fleet: the caller's own question.
+    spec.access = ToolAccess{kInfraRead, AccessScope::kSelf, ""};
     spec.handler = [](const ToolCall& call) -> Result<json> {
         const std::string text = call.arguments.at("expression").get<std::string>();
         scope::ParseError error;
@@ -92,10 +92,9 @@ ToolSpec preview_scope_targets_tool(auth::Identity& identity, fleet::Fleet& flee
                             {"warning", {{"type", "string"}}}}},
                           {"required", {"expression", "matched_count", "matched_agents"}}};
     spec.tier_key = kInfraRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kInfraRead, AccessScope::kAgents, ""};
     spec.handler = [&identity, &fleet](const ToolCall& call) -> Result<json> {
-        auto view = fleet_view(identity, fleet, call.principal, kInfraRead);
-        if (!view.ok()) return view.status();
+        const auto* view = &call.view;
         auto match = fleet::resolve_scope(
             fleet, &identity.groups(), call.arguments.at("expression").get<std::string>(), *view);
         if (!match.ok()) return match.status();

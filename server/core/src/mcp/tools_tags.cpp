@@ -42,10 +42,9 @@ ToolSpec get_tags_tool(auth::Identity& identity, fleet::Fleet& fleet) {
         {"properties", {{"agent_id", {{"type", "string"}}}, {"tags", {{"type", "array"}}}}},
         {"required", {"agent_id", "tags"}}};
     spec.tier_key = kTagRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kTagRead, AccessScope::kAgents, "agent_id"};
     spec.handler = [&identity, &fleet](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("agent_id").get<std::string>();
-        YUZU_RETURN_IF_ERROR(require_visible_agent(identity, fleet, call.principal, kTagRead, id));
         auto tags = fleet.tags().of_agent(id);
         if (!tags.ok()) return tags.status();
         json list = json::array();
@@ -71,11 +70,10 @@ ToolSpec search_agents_by_tag_tool(auth::Identity& identity, fleet::Fleet& fleet
                           {"properties", {{"agent_ids", {{"type", "array"}}}}},
                           {"required", {"agent_ids"}}};
     spec.tier_key = kTagRead;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kTagRead, AccessScope::kAgents, ""};
     spec.handler = [&identity, &fleet](const ToolCall& call) -> Result<json> {
         const json& args = call.arguments;
-        auto view = fleet_view(identity, fleet, call.principal, kTagRead);
-        if (!view.ok()) return view.status();
+        const auto* view = &call.view;
         std::optional<std::string> value;
         if (args.contains("value")) value = args["value"].get<std::string>();
         auto agents = fleet.tags().agents_with(args.at("key").get<std::string>(), value);
@@ -113,12 +111,11 @@ ToolSpec set_tag_tool(auth::Identity& identity, fleet::Fleet& fleet) {
     spec.annotations.read_only = false;
     spec.annotations.idempotent = true;
     spec.tier_key = kTagWrite;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kTagWrite, AccessScope::kAgents, "agent_id"};
     spec.handler = [&identity, &fleet](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("agent_id").get<std::string>();
         const std::string key = call.arguments.at("key").get<std::string>();
         const std::string value = call.arguments.at("value").get<std::string>();
-        YUZU_RETURN_IF_ERROR(require_visible_agent(identity, fleet, call.principal, kTagWrite, id));
         YUZU_RETURN_IF_ERROR(fleet.tags().set(id, key, value, "mcp"));
         return json{{"set", true}, {"agent_id", id}, {"key", key}, {"value", value}};
     };
@@ -149,12 +146,10 @@ ToolSpec delete_tag_tool(auth::Identity& identity, fleet::Fleet& fleet) {
     spec.annotations.destructive = true;
     spec.annotations.idempotent = false;
     spec.tier_key = kTagDelete;
-    spec.authorize = authorize_in_handler;
+    spec.access = ToolAccess{kTagDelete, AccessScope::kAgents, "agent_id"};
     spec.handler = [&identity, &fleet](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("agent_id").get<std::string>();
         const std::string key = call.arguments.at("key").get<std::string>();
-        YUZU_RETURN_IF_ERROR(
-            require_visible_agent(identity, fleet, call.principal, kTagDelete, id));
         Status removed = fleet.tags().remove(id, key);
         if (removed.code() == StatusCode::kNotFound)
             return Status::NotFound("tag not found: " + key);

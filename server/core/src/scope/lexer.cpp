@@ -191,8 +191,17 @@ Token Lexer::lex_operator(size_t start) {
     const char c = text_[pos_];
     const bool followed_by_eq = pos_ + 1 < text_.size() && text_[pos_ + 1] == '=';
     if (c == '=') {
-        ++pos_;
-        return make(TokenKind::kOperator, start, "=");
+        // "==" (the original Yuzu's spelling) is "=" written twice; a longer
+        // run is a typo, refused here rather than as a missing value.
+        size_t run = 1;
+        while (pos_ + run < text_.size() && text_[pos_ + run] == '=') ++run;
+        if (run > 2) {
+            return make(TokenKind::kError, start,
+                        "'" + shorten(text_.substr(start, run)) +
+                            "' is not an operator (equality is '=' or '==')");
+        }
+        pos_ += run;
+        return make(TokenKind::kOperator, start, std::string(run, '='));
     }
     if (c == '!') {
         if (!followed_by_eq) {

@@ -19,7 +19,7 @@ enum class TokenKind {
     kLParen,
     kRParen,
     kComma,
-    kOperator,  // = != < <= > >=; text is the operator
+    kOperator,  // = == != < <= > >=; text is the operator as written
     kEnd,
     kError,  // text is the message
 };

@@ -233,8 +233,9 @@ std::unique_ptr<Node> Parser::parse_predicate() {
     const size_t op_position = token_.position;
     if (token_.kind == TokenKind::kOperator) {
         static constexpr std::pair<std::string_view, PredicateOp> kOps[] = {
-            {"=", PredicateOp::kEq},  {"!=", PredicateOp::kNe}, {"<", PredicateOp::kLt},
-            {"<=", PredicateOp::kLe}, {">", PredicateOp::kGt},  {">=", PredicateOp::kGe},
+            {"=", PredicateOp::kEq},  {"==", PredicateOp::kEq}, {"!=", PredicateOp::kNe},
+            {"<", PredicateOp::kLt},  {"<=", PredicateOp::kLe}, {">", PredicateOp::kGt},
+            {">=", PredicateOp::kGe},
         };
         const std::string op_text = token_.text;
         bool known = false;
@@ -244,7 +245,7 @@ std::unique_ptr<Node> Parser::parse_predicate() {
                 known = true;
             }
         }
-        assert(known && "the lexer only produces the six comparison operators");
+        assert(known && "the lexer only produces the comparison operators above");
         (void)known;
         if (!advance()) return nullptr;
         p.values.emplace_back();

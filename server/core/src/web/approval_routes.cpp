@@ -16,6 +16,7 @@
 #include <string>
 
 #include "route_registry.hpp"
+#include "yuzu/access/approver_assurance.hpp"
 #include "yuzu/approval/approval_json.hpp"
 #include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/auth/identity.hpp"
@@ -34,31 +35,6 @@ bool manager_available(const WebContext& ctx, httplib::Response& res) {
     if (ctx.approvals != nullptr) return true;
     http::write_error(res, 503, "this server runs without an approval manager");
     return false;
-}
-
-// The reason `who` cannot vouch for a ticket right now, or "" when they can.
-std::string assurance_gap(const WebContext& ctx, const auth::Principal& who) {
-    if (!who.is_interactive()) return "non_interactive_session";
-    if (!ctx.identity.mfa().is_active(who.username)) return "mfa_not_enrolled";
-    if (who.mfa_verified_at_ms == 0) return "mfa_proof_missing";
-    if (!auth::mfa_proof_fresh(who.mfa_verified_at_ms, ctx.clock.now_ms())) {
-        return "mfa_proof_stale";
-    }
-    return "";
-}
-
-std::string assurance_remediation(const std::string& reason) {
-    if (reason == "non_interactive_session") {
-        return "sign in to the dashboard and decide the request there; API and MCP "
-               "tokens "
-               "cannot approve";
-    }
-    if (reason == "mfa_not_enrolled") {
-        return "enrol and activate a TOTP factor (POST /api/v1/mfa/totp/enroll, "
-               "then /activate)";
-    }
-    return "verify a TOTP code (POST /api/v1/mfa/verify), then decide within 5 "
-           "minutes";
 }
 
 void list_approvals(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -99,8 +75,8 @@ void list_approvals(const WebContext& ctx, const httplib::Request& req, httplib:
     const int64_t now = ctx.clock.now_ms();
     nlohmann::json list = nlohmann::json::array();
     for (const auto& a : page->approvals) list.push_back(approval::to_json(a, now));
-    http::write_json(
-        res, 200, nlohmann::json{{"approvals", list}, {"next_cursor", page->next_cursor}}.dump());
+    http::write_json(res, 200,
+                     nlohmann::json{{"approvals", list}, {"next_cursor", page->next_cursor}});
 }
 
 void get_approval(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -115,7 +91,7 @@ void get_approval(const WebContext& ctx, const httplib::Request& req, httplib::R
         write_status(res, found.status());
         return;
     }
-    http::write_json(res, 200, approval::to_json(*found, ctx.clock.now_ms()).dump());
+    http::write_json(res, 200, approval::to_json(*found, ctx.clock.now_ms()));
 }
 
 void decide(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -126,16 +102,18 @@ void decide(const WebContext& ctx, const httplib::Request& req, httplib::Respons
                    id))
         return;
     if (!manager_available(ctx, res)) return;
-    if (const std::string gap = assurance_gap(ctx, who); !gap.empty()) {
+    if (const std::string gap = access::approver_assurance_gap(
+            who, access::DecisionSurface::kRest, ctx.identity.mfa(), ctx.clock.now_ms());
+        !gap.empty()) {
         audit_request(ctx, req, res, &who, action, kTarget, id, "denied",
                       "approval_id=" + id + " approver_assurance:" + gap);
         nlohmann::json body = {{"error",
                                 {{"code", 403},
                                  {"message", "approver_assurance_required:" + gap},
                                  {"reason", gap},
-                                 {"remediation", assurance_remediation(gap)},
+                                 {"remediation", access::approver_assurance_remediation(gap)},
                                  {"correlation_id", http::correlation_id_of(res)}}}};
-        http::write_json(res, 403, body.dump());
+        http::write_json(res, 403, body);
         return;
     }
     auto body = parse_json_body(req, res);
@@ -154,7 +132,7 @@ void decide(const WebContext& ctx, const httplib::Request& req, httplib::Respons
     audit_request(
         ctx, req, res, &who, action, kTarget, id, approve ? "approved" : "rejected",
         "definition_id=" + decided->definition_id + " submitted_by=" + decided->submitted_by);
-    http::write_json(res, 200, approval::to_json(*decided, ctx.clock.now_ms()).dump());
+    http::write_json(res, 200, approval::to_json(*decided, ctx.clock.now_ms()));
 }
 
 void approve_route(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,

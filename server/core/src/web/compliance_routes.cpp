@@ -20,6 +20,7 @@
 #include <map>
 #include <string>
 
+#include "route_access.hpp"
 #include "route_registry.hpp"
 #include "yuzu/auth/authorizer.hpp"
 #include "yuzu/auth/identity.hpp"
@@ -43,42 +44,6 @@ constexpr char kPolicyId[] = "([0-9a-f]{12})";
 constexpr char kTarget[] = "policy";
 const Permission kPolicyRead{Securable::kPolicy, Operation::kRead};
 const Permission kDexRead{Securable::kGuaranteedState, Operation::kRead};
-
-// The agents on which `who` holds `what`: nullopt = every agent.
-Result<AgentView> view_for(const WebContext& ctx, const auth::Principal& who, Permission what) {
-    auto agents = ctx.fleet->registry().list();
-    if (!agents.ok()) return agents.status();
-    std::vector<std::string> ids;
-    ids.reserve(agents->size());
-    for (const auto& a : *agents) ids.push_back(a.agent_id);
-    return fleet::visible_agents(ctx.identity.authorizer(), who, what, ids);
-}
-
-// The tier check, then the caller's view of the fleet for `what`. A caller
-// holding `what` neither globally nor on any agent is refused. Writes the
-// refusal and answers false.
-bool reader_view(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
-                 const auth::Principal& who, Permission what, const std::string& action,
-                 AgentView& view) {
-    const std::string name = auth::permission_name(what);
-    Status st = Status::Ok();
-    if (!auth::tier_allows(who.mcp_tier, what.type, what.op)) {
-        st = Status::PermissionDenied("permission denied: the '" + who.mcp_tier +
-                                      "' MCP tier does not allow " + name);
-    } else {
-        auto visible = view_for(ctx, who, what);
-        if (!visible.ok()) {
-            write_status(res, visible.status());
-            return false;
-        }
-        view = std::move(visible).value();
-        if (view && view->empty()) st = Status::PermissionDenied("permission denied: " + name);
-    }
-    if (st.ok()) return true;
-    audit_request(ctx, req, res, &who, action, kTarget, "", "denied", st.message());
-    write_status(res, st);
-    return false;
-}
 
 bool service_available(const WebContext& ctx, httplib::Response& res) {
     if (ctx.compliance != nullptr && ctx.fleet != nullptr) return true;
@@ -111,7 +76,7 @@ void list_policies(const WebContext& ctx, const httplib::Request& req, httplib::
                    const auth::Principal& who) {
     if (!service_available(ctx, res)) return;
     AgentView view;
-    if (!reader_view(ctx, req, res, who, kPolicyRead, "policy.list", view)) return;
+    if (!reader_view(ctx, req, res, who, kPolicyRead, "policy.list", kTarget, view)) return;
     const auto enabled = query_param(req, "enabled");
     if (enabled && *enabled != "true" && *enabled != "false") {
         http::write_error(res, 400, "enabled must be true or false");
@@ -127,7 +92,7 @@ void list_policies(const WebContext& ctx, const httplib::Request& req, httplib::
         if (enabled && (*enabled == "true") != p.enabled) continue;
         list.push_back(compliance::to_json(p));
     }
-    http::write_json(res, 200, json{{"policies", std::move(list)}}.dump());
+    http::write_json(res, 200, json{{"policies", std::move(list)}});
 }
 
 void create_policy(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -148,7 +113,7 @@ void create_policy(const WebContext& ctx, const httplib::Request& req, httplib::
         write_status(res, st);
         return;
     }
-    http::write_json(res, 201, compliance::to_json(*created).dump());
+    http::write_json(res, 201, compliance::to_json(*created));
 }
 
 void get_policy(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -156,7 +121,7 @@ void get_policy(const WebContext& ctx, const httplib::Request& req, httplib::Res
     if (!service_available(ctx, res)) return;
     const std::string id = req.matches[1];
     AgentView view;
-    if (!reader_view(ctx, req, res, who, kPolicyRead, "policy.get", view)) return;
+    if (!reader_view(ctx, req, res, who, kPolicyRead, "policy.get", kTarget, view)) return;
     auto policy = ctx.compliance->policies().get(id);
     if (!policy.ok()) {
         write_status(res, policy.status());
@@ -169,7 +134,7 @@ void get_policy(const WebContext& ctx, const httplib::Request& req, httplib::Res
     }
     json out = compliance::to_json(*policy);
     out["summary"] = compliance::to_json(*summary);
-    http::write_json(res, 200, out.dump());
+    http::write_json(res, 200, out);
 }
 
 void update_policy(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -196,7 +161,7 @@ void update_policy(const WebContext& ctx, const httplib::Request& req, httplib::
         write_status(res, st);
         return;
     }
-    http::write_json(res, 200, compliance::to_json(*updated).dump());
+    http::write_json(res, 200, compliance::to_json(*updated));
 }
 
 void delete_policy(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -234,12 +199,12 @@ void evaluate_policy(const WebContext& ctx, const httplib::Request& req, httplib
     // Execute is fleet-wide, but the counts shown are the caller's view
     // (none without Policy:Read anywhere).
     json out = {{"policy_id", id}, {"evaluated_at", report->evaluated_at_ms / 1000}};
-    auto view = view_for(ctx, who, kPolicyRead);
+    auto view = execution::agent_view(ctx.identity.authorizer(), *ctx.fleet, who, kPolicyRead);
     if (view.ok() && !(*view && (*view)->empty())) {
         auto summary = ctx.compliance->summary(id, *view);
         if (summary.ok()) out["summary"] = compliance::to_json(*summary);
     }
-    http::write_json(res, 200, out.dump());
+    http::write_json(res, 200, out);
 }
 
 void policy_results(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -247,7 +212,7 @@ void policy_results(const WebContext& ctx, const httplib::Request& req, httplib:
     if (!service_available(ctx, res)) return;
     const std::string id = req.matches[1];
     AgentView view;
-    if (!reader_view(ctx, req, res, who, kPolicyRead, "policy.results", view)) return;
+    if (!reader_view(ctx, req, res, who, kPolicyRead, "policy.results", kTarget, view)) return;
     const int limit = query_limit(req, res, 100, compliance::kMaxResultQueryLimit);
     if (limit < 0) return;
     compliance::ResultQuery q;
@@ -283,7 +248,7 @@ void policy_results(const WebContext& ctx, const httplib::Request& req, httplib:
     }
     http::write_json(
         res, 200,
-        json{{"policy_id", id}, {"results", std::move(list)}, {"truncated", rows->second}}.dump());
+        json{{"policy_id", id}, {"results", std::move(list)}, {"truncated", rows->second}});
 }
 
 // ---- compliance counts ----------------------------------------------------------
@@ -292,14 +257,14 @@ void compliance_summary(const WebContext& ctx, const httplib::Request& req, http
                         const auth::Principal& who) {
     if (!service_available(ctx, res)) return;
     AgentView view;
-    if (!reader_view(ctx, req, res, who, kPolicyRead, "compliance.summary", view)) return;
+    if (!reader_view(ctx, req, res, who, kPolicyRead, "compliance.summary", kTarget, view)) return;
     if (auto id = query_param(req, "policy_id")) {
         auto summary = ctx.compliance->summary(*id, view);
         if (!summary.ok()) {
             write_status(res, summary.status());
             return;
         }
-        http::write_json(res, 200, compliance::to_json(*summary).dump());
+        http::write_json(res, 200, compliance::to_json(*summary));
         return;
     }
     auto all = ctx.compliance->summaries(view);
@@ -309,20 +274,20 @@ void compliance_summary(const WebContext& ctx, const httplib::Request& req, http
     }
     json list = json::array();
     for (const auto& s : *all) list.push_back(compliance::to_json(s));
-    http::write_json(res, 200, json{{"policies", std::move(list)}}.dump());
+    http::write_json(res, 200, json{{"policies", std::move(list)}});
 }
 
 void compliance_fleet(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                       const auth::Principal& who) {
     if (!service_available(ctx, res)) return;
     AgentView view;
-    if (!reader_view(ctx, req, res, who, kPolicyRead, "compliance.fleet", view)) return;
+    if (!reader_view(ctx, req, res, who, kPolicyRead, "compliance.fleet", kTarget, view)) return;
     auto fleet = ctx.compliance->fleet_compliance(view);
     if (!fleet.ok()) {
         write_status(res, fleet.status());
         return;
     }
-    http::write_json(res, 200, compliance::to_json(*fleet).dump());
+    http::write_json(res, 200, compliance::to_json(*fleet));
 }
 
 // ---- device performance -----------------------------------------------------------
@@ -331,20 +296,20 @@ void dex_perf_fleet(const WebContext& ctx, const httplib::Request& req, httplib:
                     const auth::Principal& who) {
     if (!service_available(ctx, res)) return;
     AgentView view;
-    if (!reader_view(ctx, req, res, who, kDexRead, "dex.perf.fleet", view)) return;
+    if (!reader_view(ctx, req, res, who, kDexRead, "dex.perf.fleet", kTarget, view)) return;
     auto stats = ctx.compliance->dex().fleet_stats(view);
     if (!stats.ok()) {
         write_status(res, stats.status());
         return;
     }
-    http::write_json(res, 200, compliance::to_json(*stats).dump());
+    http::write_json(res, 200, compliance::to_json(*stats));
 }
 
 void dex_perf_devices(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                       const auth::Principal& who) {
     if (!service_available(ctx, res)) return;
     AgentView view;
-    if (!reader_view(ctx, req, res, who, kDexRead, "dex.perf.devices", view)) return;
+    if (!reader_view(ctx, req, res, who, kDexRead, "dex.perf.devices", kTarget, view)) return;
     const auto metric_name = query_param(req, "metric").value_or("cpu");
     const auto metric = compliance::parse_perf_metric(metric_name);
     if (!metric) {
@@ -377,8 +342,7 @@ void dex_perf_devices(const WebContext& ctx, const httplib::Request& req, httpli
     http::write_json(res, 200,
                      json{{"metric", compliance::perf_metric_name(*metric)},
                           {"filter", filter.empty() ? json(nullptr) : json(filter)},
-                          {"devices", std::move(list)}}
-                         .dump());
+                          {"devices", std::move(list)}});
 }
 
 }  // namespace

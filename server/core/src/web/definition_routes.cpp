@@ -9,6 +9,7 @@
 #include "yuzu/execution/definition_store.hpp"
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
+#include "yuzu/jsonschema/parameter_check.hpp"
 
 namespace yuzu::web {
 namespace {
@@ -36,8 +37,7 @@ bool read_bool(const json& body, const char* key, bool& out, httplib::Response& 
 
 // A DefinitionSpec from a request body; writes 400 and answers nullopt on a
 // malformed field.
-std::optional<execution::DefinitionSpec> spec_from_body(const WebContext& ctx, const json& body,
-                                                        httplib::Response& res) {
+std::optional<execution::DefinitionSpec> spec_from_body(const json& body, httplib::Response& res) {
     execution::DefinitionSpec spec;
     if (!read_string(body, "id", spec.id, false, res) ||
         !read_string(body, "name", spec.name, true, res) ||
@@ -63,7 +63,7 @@ std::optional<execution::DefinitionSpec> spec_from_body(const WebContext& ctx, c
         }
         spec.result_columns_json = it->dump(-1, ' ', false, json::error_handler_t::replace);
     }
-    if (Status st = ctx.executions->check_parameter_schema(spec.parameter_schema_json); !st.ok()) {
+    if (Status st = jsonschema::check_parameter_schema(spec.parameter_schema_json); !st.ok()) {
         write_status(res, st);
         return std::nullopt;
     }
@@ -90,7 +90,7 @@ void list_definitions(const WebContext& ctx, const httplib::Request& req, httpli
     }
     json out = json::array();
     for (const auto& d : *list) out.push_back(execution::to_json(d));
-    http::write_json(res, 200, json{{"definitions", out}}.dump());
+    http::write_json(res, 200, json{{"definitions", out}});
 }
 
 void get_definition(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -102,7 +102,7 @@ void get_definition(const WebContext& ctx, const httplib::Request& req, httplib:
         write_status(res, definition.status());
         return;
     }
-    http::write_json(res, 200, execution::definition_details_json(*definition).dump());
+    http::write_json(res, 200, execution::definition_details_json(*definition));
 }
 
 void create_definition(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -110,7 +110,7 @@ void create_definition(const WebContext& ctx, const httplib::Request& req, httpl
     if (!permitted(ctx, req, res, who, kWrite, "definition.create", "definition", "")) return;
     auto body = parse_json_body(req, res);
     if (!body) return;
-    auto spec = spec_from_body(ctx, *body, res);
+    auto spec = spec_from_body(*body, res);
     if (!spec) return;
     auto created = executions_of(ctx).definitions().create(*spec);
     const Status st = created.ok() ? Status::Ok() : created.status();
@@ -121,7 +121,7 @@ void create_definition(const WebContext& ctx, const httplib::Request& req, httpl
         write_status(res, st);
         return;
     }
-    http::write_json(res, 201, execution::definition_details_json(*created).dump());
+    http::write_json(res, 201, execution::definition_details_json(*created));
 }
 
 void update_definition(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -130,7 +130,7 @@ void update_definition(const WebContext& ctx, const httplib::Request& req, httpl
     if (!permitted(ctx, req, res, who, kWrite, "definition.update", "definition", id)) return;
     auto body = parse_json_body(req, res);
     if (!body) return;
-    auto spec = spec_from_body(ctx, *body, res);
+    auto spec = spec_from_body(*body, res);
     if (!spec) return;
     auto updated = executions_of(ctx).definitions().update(id, *spec);
     const Status st = updated.ok() ? Status::Ok() : updated.status();
@@ -140,7 +140,7 @@ void update_definition(const WebContext& ctx, const httplib::Request& req, httpl
         write_status(res, st);
         return;
     }
-    http::write_json(res, 200, execution::definition_details_json(*updated).dump());
+    http::write_json(res, 200, execution::definition_details_json(*updated));
 }
 
 void delete_definition(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -176,7 +176,7 @@ void set_enabled(const WebContext& ctx, const httplib::Request& req, httplib::Re
         write_status(res, definition.status());
         return;
     }
-    http::write_json(res, 200, execution::definition_details_json(*definition).dump());
+    http::write_json(res, 200, execution::definition_details_json(*definition));
 }
 
 }  // namespace

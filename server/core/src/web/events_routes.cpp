@@ -78,7 +78,7 @@ struct EventStream {
     explicit EventStream(execution::Subscription sub) : subscription(std::move(sub)) {}
 
     execution::Subscription subscription;
-    VisibleExecution start;          // the state when the stream opened
+    access::VisibleExecution start;  // the state when the stream opened
     std::set<std::string> reported;  // agents whose settled state was sent
     bool replayed = false;
     steady_clock::time_point last_write = steady_clock::now();

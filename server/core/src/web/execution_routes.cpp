@@ -10,6 +10,7 @@
 
 #include "execution_route_support.hpp"
 #include "route_registry.hpp"
+#include "yuzu/access/dispatch_gate.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
@@ -71,24 +72,21 @@ void dispatch_execution(const WebContext& ctx, const httplib::Request& req, http
     }
     auto selection = selection_from_body(*body, res);
     if (!selection) return;
-    auto view = view_or_error(ctx, res, who, kExecute);
-    if (!view) return;
-
     auto refuse = [&](const Status& st) {
         audit_request(ctx, req, res, &who, action_name, "execution", "", audit_result_for(st),
                       plugin + "." + action + ": " + st.message());
         write_status(res, st);
     };
-    auto targets =
-        execution::resolve_targets(*ctx.fleet, &ctx.identity.groups(), *view, *selection);
-    if (!targets.ok()) return refuse(targets.status());
-    if (Status st = check_definition_params(ctx, plugin, action, params, "params"); !st.ok()) {
-        return refuse(st);
-    }
     execution::DispatchSpec spec;
     spec.plugin = plugin;
     spec.action = action;
     spec.params_json = params.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (Status st = executions_of(ctx).tracker().check_dispatchable(spec); !st.ok()) {
+        return refuse(st);
+    }
+    auto targets = access::authorize_dispatch(ctx.identity, *ctx.fleet, executions_of(ctx), who,
+                                              plugin, action, *selection);
+    if (!targets.ok()) return refuse(targets.status());
     spec.agent_ids = targets->agent_ids;
     spec.dispatched_by = who.username;
     spec.scope_expression = targets->scope_expression;
@@ -100,7 +98,7 @@ void dispatch_execution(const WebContext& ctx, const httplib::Request& req, http
                       " execution_id=" + result->execution_id +
                       " agents_targeted=" + std::to_string(result->agents_targeted) +
                       " agents_reached=" + std::to_string(result->agents_reached) + " via=rest");
-    http::write_json(res, 201, execution::to_json(*result).dump());
+    http::write_json(res, 201, execution::to_json(*result));
 }
 
 void list_executions(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -135,8 +133,7 @@ void list_executions(const WebContext& ctx, const httplib::Request& req, httplib
         }
         list.push_back(execution::to_json(record));
     }
-    http::write_json(res, 200,
-                     json{{"executions", list}, {"next_cursor", page->next_cursor}}.dump());
+    http::write_json(res, 200, json{{"executions", list}, {"next_cursor", page->next_cursor}});
 }
 
 void get_execution(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -152,7 +149,7 @@ void get_execution(const WebContext& ctx, const httplib::Request& req, httplib::
     json agents = json::array();
     for (const auto& s : found->agents) agents.push_back(execution::to_json(s));
     out["agents"] = std::move(agents);
-    http::write_json(res, 200, out.dump());
+    http::write_json(res, 200, out);
 }
 
 }  // namespace

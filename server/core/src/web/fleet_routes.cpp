@@ -4,6 +4,7 @@
 // an unknown one (404 "agent not found").
 #include <string>
 
+#include "execution_route_support.hpp"
 #include "route_registry.hpp"
 #include "yuzu/auth/authorizer.hpp"
 #include "yuzu/auth/identity.hpp"
@@ -28,82 +29,6 @@ using nlohmann::json;
 
 constexpr char kAgentId[] = "([0-9a-f]{32})";
 constexpr char kTagKey[] = "([A-Za-z0-9_.-]{1,64})";
-
-// The MCP tier half of require_permission(): tiers and approval apply to
-// every surface, while RBAC for fleet reads is decided per agent below.
-bool tier_permits(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
-                  const auth::Principal& who, Permission what, const std::string& action,
-                  const std::string& target_id) {
-    const std::string name = auth::permission_name(what);
-    Status st = Status::Ok();
-    if (!auth::tier_allows(who.mcp_tier, what.type, what.op)) {
-        st = Status::PermissionDenied("permission denied: the '" + who.mcp_tier +
-                                      "' MCP tier does not allow " + name);
-    } else if (auth::requires_approval(who.mcp_tier, what.type, what.op)) {
-        st = Status::PermissionDenied("permission denied: " + name +
-                                      " needs human approval at the '" + who.mcp_tier +
-                                      "' MCP tier; use the MCP approval flow");
-    }
-    if (st.ok()) return true;
-    audit_request(ctx, req, res, &who, action, "agent", target_id, "denied", st.message());
-    write_status(res, st);
-    return false;
-}
-
-Status agent_not_found(const std::string& id) {
-    return Status::NotFound("agent not found: " + id);
-}
-
-// Tier, then RBAC on this agent; an agent the caller may not see reads as
-// missing, and so does one that does not exist.
-bool agent_permitted(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
-                     const auth::Principal& who, Permission what, const std::string& action,
-                     const std::string& agent_id) {
-    if (!tier_permits(ctx, req, res, who, what, action, agent_id)) return false;
-    auto visible = fleet::agent_visible(ctx.identity.authorizer(), who, what, agent_id);
-    Status st = !visible.ok() ? visible.status() : Status::Ok();
-    if (st.ok() && *visible && !ctx.fleet->registry().get(agent_id).ok())
-        st = agent_not_found(agent_id);
-    if (st.ok() && !*visible) st = agent_not_found(agent_id);
-    if (st.ok()) return true;
-    audit_request(ctx, req, res, &who, action, "agent", agent_id,
-                  st.code() == StatusCode::kNotFound ? "failure" : audit_result_for(st),
-                  st.message());
-    write_status(res, st);
-    return false;
-}
-
-// The caller's view of the fleet for `what`: nullopt = every agent.
-Result<std::optional<std::set<std::string>>> view_of(const WebContext& ctx,
-                                                     const auth::Principal& who, Permission what) {
-    auto agents = ctx.fleet->registry().list();
-    if (!agents.ok()) return agents.status();
-    std::vector<std::string> ids;
-    ids.reserve(agents->size());
-    for (const auto& a : *agents) ids.push_back(a.agent_id);
-    return fleet::visible_agents(ctx.identity.authorizer(), who, what, ids);
-}
-
-bool in_view(const std::optional<std::set<std::string>>& view, const std::string& id) {
-    return !view || view->count(id) > 0;
-}
-
-int query_limit(const httplib::Request& req, httplib::Response& res, int fallback, int max) {
-    if (!req.has_param("limit")) return fallback;
-    const std::string raw = req.get_param_value("limit");
-    char* end = nullptr;
-    const long v = std::strtol(raw.c_str(), &end, 10);
-    if (raw.empty() || *end != '\0' || v < 1 || v > max) {
-        http::write_error(res, 400, "limit must be an integer from 1 to " + std::to_string(max));
-        return -1;
-    }
-    return static_cast<int>(v);
-}
-
-std::optional<std::string> query_param(const httplib::Request& req, const char* name) {
-    if (!req.has_param(name)) return std::nullopt;
-    return req.get_param_value(name);
-}
 
 // ---- enrollment tokens --------------------------------------------------
 
@@ -141,7 +66,7 @@ void create_enrollment_token(const WebContext& ctx, const httplib::Request& req,
     }
     json out = fleet::to_json(issued->info);
     out["token"] = issued->token;
-    http::write_json(res, 201, out.dump());
+    http::write_json(res, 201, out);
 }
 
 void list_enrollment_tokens(const WebContext& ctx, const httplib::Request& req,
@@ -156,7 +81,7 @@ void list_enrollment_tokens(const WebContext& ctx, const httplib::Request& req,
     }
     json list = json::array();
     for (const auto& t : *tokens) list.push_back(fleet::to_json(t));
-    http::write_json(res, 200, json{{"enrollment_tokens", list}}.dump());
+    http::write_json(res, 200, json{{"enrollment_tokens", list}});
 }
 
 void revoke_enrollment_token(const WebContext& ctx, const httplib::Request& req,
@@ -180,8 +105,8 @@ void revoke_enrollment_token(const WebContext& ctx, const httplib::Request& req,
 void list_agents(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                  const auth::Principal& who) {
     const Permission what{Securable::kInfrastructure, Operation::kRead};
-    if (!tier_permits(ctx, req, res, who, what, "agent.list", "")) return;
-    auto view = view_of(ctx, who, what);
+    if (!tier_permits(ctx, req, res, who, what, "agent.list", "agent", "")) return;
+    auto view = execution::agent_view(ctx.identity.authorizer(), *ctx.fleet, who, what);
     if (!view.ok()) {
         write_status(res, view.status());
         return;
@@ -203,11 +128,12 @@ void list_agents(const WebContext& ctx, const httplib::Request& req, httplib::Re
     }
     json list = json::array();
     for (const auto& a : *agents) {
-        if (!in_view(*view, a.agent_id) || (selected && !selected->count(a.agent_id))) continue;
+        if (!execution::in_view(*view, a.agent_id) || (selected && !selected->count(a.agent_id)))
+            continue;
         if (online && (*online == "true") != a.online) continue;
         list.push_back(fleet::to_json(a));
     }
-    http::write_json(res, 200, json{{"agents", list}}.dump());
+    http::write_json(res, 200, json{{"agents", list}});
 }
 
 void get_agent(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -218,8 +144,9 @@ void get_agent(const WebContext& ctx, const httplib::Request& req, httplib::Resp
         return;
     auto agent = ctx.fleet->registry().get(id);
     if (!agent.ok()) {
-        write_status(res, agent.status().code() == StatusCode::kNotFound ? agent_not_found(id)
-                                                                         : agent.status());
+        write_status(res, agent.status().code() == StatusCode::kNotFound
+                              ? Status::NotFound("agent not found: " + id)
+                              : agent.status());
         return;
     }
     json out = fleet::to_json(*agent);
@@ -233,7 +160,7 @@ void get_agent(const WebContext& ctx, const httplib::Request& req, httplib::Resp
         for (const auto& gid : *g) groups.push_back(gid);
     }
     out["management_groups"] = std::move(groups);
-    http::write_json(res, 200, out.dump());
+    http::write_json(res, 200, out);
 }
 
 void revoke_device_token(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -267,16 +194,16 @@ void agent_inventory(const WebContext& ctx, const httplib::Request& req, httplib
     }
     json list = json::array();
     for (const auto& item : *items) list.push_back(fleet::to_json(item));
-    http::write_json(res, 200, json{{"agent_id", id}, {"sources", list}}.dump());
+    http::write_json(res, 200, json{{"agent_id", id}, {"sources", list}});
 }
 
 void query_inventory(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                      const auth::Principal& who) {
     const Permission what{Securable::kInfrastructure, Operation::kRead};
-    if (!tier_permits(ctx, req, res, who, what, "inventory.query", "")) return;
+    if (!tier_permits(ctx, req, res, who, what, "inventory.query", "agent", "")) return;
     const int limit = query_limit(req, res, 100, fleet::kMaxInventoryQueryLimit);
     if (limit < 0) return;
-    auto view = view_of(ctx, who, what);
+    auto view = execution::agent_view(ctx.identity.authorizer(), *ctx.fleet, who, what);
     if (!view.ok()) {
         write_status(res, view.status());
         return;
@@ -293,14 +220,14 @@ void query_inventory(const WebContext& ctx, const httplib::Request& req, httplib
     }
     json list = json::array();
     for (const auto& item : rows->first) list.push_back(fleet::to_json(item));
-    http::write_json(res, 200, json{{"rows", list}, {"truncated", rows->second}}.dump());
+    http::write_json(res, 200, json{{"rows", list}, {"truncated", rows->second}});
 }
 
 void inventory_tables(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                       const auth::Principal& who) {
     const Permission what{Securable::kInfrastructure, Operation::kRead};
-    if (!tier_permits(ctx, req, res, who, what, "inventory.tables", "")) return;
-    auto view = view_of(ctx, who, what);
+    if (!tier_permits(ctx, req, res, who, what, "inventory.tables", "agent", "")) return;
+    auto view = execution::agent_view(ctx.identity.authorizer(), *ctx.fleet, who, what);
     if (!view.ok()) {
         write_status(res, view.status());
         return;
@@ -312,16 +239,16 @@ void inventory_tables(const WebContext& ctx, const httplib::Request& req, httpli
     }
     json list = json::array();
     for (const auto& t : *tables) list.push_back(fleet::to_json(t));
-    http::write_json(res, 200, json{{"tables", list}}.dump());
+    http::write_json(res, 200, json{{"tables", list}});
 }
 
 void installed_software(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                         const auth::Principal& who) {
     const Permission what{Securable::kInventory, Operation::kRead};
-    if (!tier_permits(ctx, req, res, who, what, "inventory.software", "")) return;
+    if (!tier_permits(ctx, req, res, who, what, "inventory.software", "agent", "")) return;
     const int limit = query_limit(req, res, 100, fleet::kMaxInventoryQueryLimit);
     if (limit < 0) return;
-    auto view = view_of(ctx, who, what);
+    auto view = execution::agent_view(ctx.identity.authorizer(), *ctx.fleet, who, what);
     if (!view.ok()) {
         write_status(res, view.status());
         return;
@@ -338,7 +265,7 @@ void installed_software(const WebContext& ctx, const httplib::Request& req, http
     }
     json list = json::array();
     for (const auto& s : rows->first) list.push_back(fleet::to_json(s));
-    http::write_json(res, 200, json{{"software", list}, {"truncated", rows->second}}.dump());
+    http::write_json(res, 200, json{{"software", list}, {"truncated", rows->second}});
 }
 
 // ---- tags -------------------------------------------------------------------
@@ -355,7 +282,7 @@ void get_tags(const WebContext& ctx, const httplib::Request& req, httplib::Respo
     }
     json list = json::array();
     for (const auto& t : *tags) list.push_back(fleet::to_json(t));
-    http::write_json(res, 200, json{{"agent_id", id}, {"tags", list}}.dump());
+    http::write_json(res, 200, json{{"agent_id", id}, {"tags", list}});
 }
 
 void set_tag(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -375,7 +302,7 @@ void set_tag(const WebContext& ctx, const httplib::Request& req, httplib::Respon
         write_status(res, st);
         return;
     }
-    http::write_json(res, 200, json{{"agent_id", id}, {"key", key}, {"value", value}}.dump());
+    http::write_json(res, 200, json{{"agent_id", id}, {"key", key}, {"value", value}});
 }
 
 void delete_tag(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -398,13 +325,13 @@ void delete_tag(const WebContext& ctx, const httplib::Request& req, httplib::Res
 void search_tags(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                  const auth::Principal& who) {
     const Permission what{Securable::kTag, Operation::kRead};
-    if (!tier_permits(ctx, req, res, who, what, "tag.search", "")) return;
+    if (!tier_permits(ctx, req, res, who, what, "tag.search", "agent", "")) return;
     const auto key = query_param(req, "key");
     if (!key || key->empty()) {
         http::write_error(res, 400, "query parameter 'key' is required");
         return;
     }
-    auto view = view_of(ctx, who, what);
+    auto view = execution::agent_view(ctx.identity.authorizer(), *ctx.fleet, who, what);
     if (!view.ok()) {
         write_status(res, view.status());
         return;
@@ -416,9 +343,9 @@ void search_tags(const WebContext& ctx, const httplib::Request& req, httplib::Re
     }
     json list = json::array();
     for (const auto& id : *agents) {
-        if (in_view(*view, id)) list.push_back(id);
+        if (execution::in_view(*view, id)) list.push_back(id);
     }
-    http::write_json(res, 200, json{{"agent_ids", list}}.dump());
+    http::write_json(res, 200, json{{"agent_ids", list}});
 }
 
 // ---- scope ------------------------------------------------------------------
@@ -426,7 +353,7 @@ void search_tags(const WebContext& ctx, const httplib::Request& req, httplib::Re
 void validate_scope(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                     const auth::Principal& who) {
     if (!tier_permits(ctx, req, res, who, {Securable::kInfrastructure, Operation::kRead},
-                      "scope.validate", ""))
+                      "scope.validate", "agent", ""))
         return;
     auto body = parse_json_body(req, res);
     if (!body) return;
@@ -441,18 +368,18 @@ void validate_scope(const WebContext& ctx, const httplib::Request& req, httplib:
         out["error"] = error.message;
         out["position"] = error.position;
     }
-    http::write_json(res, 200, out.dump());
+    http::write_json(res, 200, out);
 }
 
 void preview_scope(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                    const auth::Principal& who) {
     const Permission what{Securable::kInfrastructure, Operation::kRead};
-    if (!tier_permits(ctx, req, res, who, what, "scope.preview", "")) return;
+    if (!tier_permits(ctx, req, res, who, what, "scope.preview", "agent", "")) return;
     auto body = parse_json_body(req, res);
     if (!body) return;
     std::string expression;
     if (!read_string(*body, "expression", expression, true, res)) return;
-    auto view = view_of(ctx, who, what);
+    auto view = execution::agent_view(ctx.identity.authorizer(), *ctx.fleet, who, what);
     if (!view.ok()) {
         write_status(res, view.status());
         return;
@@ -465,8 +392,7 @@ void preview_scope(const WebContext& ctx, const httplib::Request& req, httplib::
     http::write_json(res, 200,
                      json{{"expression", match->canonical},
                           {"matched_count", match->agent_ids.size()},
-                          {"matched_agents", match->agent_ids}}
-                         .dump());
+                          {"matched_agents", match->agent_ids}});
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <string>
 
 #include "route_registry.hpp"
+#include "yuzu/access/group_authority.hpp"
+#include "yuzu/access/permission_check.hpp"
 #include "yuzu/auth/auth_json.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/auth/tier_policy.hpp"
@@ -39,7 +41,7 @@ void create_group(const WebContext& ctx, const httplib::Request& req, httplib::R
         write_status(res, st);
         return;
     }
-    http::write_json(res, 201, auth::to_json(*group).dump());
+    http::write_json(res, 201, auth::to_json(*group));
 }
 
 void list_groups(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -54,7 +56,7 @@ void list_groups(const WebContext& ctx, const httplib::Request& req, httplib::Re
     }
     nlohmann::json list = nlohmann::json::array();
     for (const auto& g : *groups) list.push_back(auth::to_json(g));
-    http::write_json(res, 200, nlohmann::json{{"groups", list}}.dump());
+    http::write_json(res, 200, nlohmann::json{{"groups", list}});
 }
 
 void get_group(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -68,7 +70,7 @@ void get_group(const WebContext& ctx, const httplib::Request& req, httplib::Resp
         write_status(res, group.status());
         return;
     }
-    http::write_json(res, 200, auth::to_json(*group).dump());
+    http::write_json(res, 200, auth::to_json(*group));
 }
 
 void update_group(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -98,7 +100,7 @@ void update_group(const WebContext& ctx, const httplib::Request& req, httplib::R
         write_status(res, st);
         return;
     }
-    http::write_json(res, 200, auth::to_json(*group).dump());
+    http::write_json(res, 200, auth::to_json(*group));
 }
 
 void add_member(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -121,25 +123,25 @@ void add_member(const WebContext& ctx, const httplib::Request& req, httplib::Res
     res.status = 204;
 }
 
-// Whether who holds ITServiceOwner on the group or on a group above it (a
-// role on a group reaches everything below it).
-bool owns_group(const WebContext& ctx, const auth::Principal& who, const std::string& id) {
-    if (!auth::tier_allows(who.mcp_tier, Securable::kManagementGroup, Operation::kRead))
-        return false;
-    auto owns = ctx.identity.holds_group_role(who.username, auth::kRoleITServiceOwner, id);
-    return owns.ok() && *owns;
+// The compound gate of the per-group role routes: the tier, then `what`
+// fleet-wide or ITServiceOwner on the group (access/group_authority.hpp).
+bool group_authority(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
+                     const auth::Principal& who, auth::Permission what, const std::string& action,
+                     const std::string& id) {
+    Status st = access::check_direct_tier(who, what);
+    if (st.ok()) st = access::require_group_authority(ctx.identity, who, what, id);
+    if (st.ok()) return true;
+    audit_request(ctx, req, res, &who, action, kTarget, id, audit_result_for(st), st.message());
+    write_status(res, st);
+    return false;
 }
 
 void list_roles(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                 const auth::Principal& who) {
     const std::string id = req.matches[1];
-    Status st = require_permission(ctx, who, {Securable::kManagementGroup, Operation::kRead});
-    if (!st.ok() && !owns_group(ctx, who, id)) {
-        audit_request(ctx, req, res, &who, "mgmt_group.list_roles", kTarget, id, "denied",
-                      st.message());
-        write_status(res, st);
+    if (!group_authority(ctx, req, res, who, {Securable::kManagementGroup, Operation::kRead},
+                         "mgmt_group.list_roles", id))
         return;
-    }
     auto roles = ctx.identity.groups().list_roles(id);
     if (!roles.ok()) {
         write_status(res, roles.status());
@@ -147,14 +149,14 @@ void list_roles(const WebContext& ctx, const httplib::Request& req, httplib::Res
     }
     nlohmann::json list = nlohmann::json::array();
     for (const auto& r : *roles) list.push_back(auth::to_json(r));
-    http::write_json(res, 200, nlohmann::json{{"roles", list}}.dump());
+    http::write_json(res, 200, nlohmann::json{{"roles", list}});
 }
 
 void assign_role(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                  const auth::Principal& who) {
     const std::string id = req.matches[1];
-    if (!permitted(ctx, req, res, who, {Securable::kManagementGroup, Operation::kWrite},
-                   "mgmt_group.assign_role", kTarget, id))
+    if (!group_authority(ctx, req, res, who, {Securable::kManagementGroup, Operation::kWrite},
+                         "mgmt_group.assign_role", id))
         return;
     auto body = parse_json_body(req, res);
     if (!body) return;

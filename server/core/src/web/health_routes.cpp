@@ -23,7 +23,7 @@ void register_health_routes(http::HttpServer& server, const Readiness& readiness
             ready = ready && outcome.status.ok();
         }
         nlohmann::json body = {{"status", ready ? "ready" : "not_ready"}, {"checks", checks}};
-        http::write_json(res, ready ? 200 : 503, body.dump());
+        http::write_json(res, ready ? 200 : 503, body);
     });
 
     server.get(

@@ -40,9 +40,8 @@ void enroll(const WebContext& ctx, const httplib::Request& req, httplib::Respons
         write_status(res, st);
         return;
     }
-    http::write_json(
-        res, 200,
-        nlohmann::json{{"secret", e->secret_base32}, {"otpauth_uri", e->otpauth_uri}}.dump());
+    http::write_json(res, 200,
+                     nlohmann::json{{"secret", e->secret_base32}, {"otpauth_uri", e->otpauth_uri}});
 }
 
 void activate(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -82,10 +81,9 @@ void verify(const WebContext& ctx, const httplib::Request& req, httplib::Respons
         write_status(res, st);
         return;
     }
-    http::write_json(
-        res, 200,
-        nlohmann::json{{"verified", true}, {"valid_for_seconds", auth::kMfaProofLifetimeMs / 1000}}
-            .dump());
+    http::write_json(res, 200,
+                     nlohmann::json{{"verified", true},
+                                    {"valid_for_seconds", auth::kMfaProofLifetimeMs / 1000}});
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ void write_quarantine(const WebContext& ctx, const httplib::Request& req, httpli
         write_status(res, st);
         return;
     }
-    http::write_json(res, 200, execution::to_json(*done).dump());
+    http::write_json(res, 200, execution::to_json(*done));
 }
 
 void quarantine_agent(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -73,7 +73,7 @@ void quarantine_state(const WebContext& ctx, const httplib::Request& req, httpli
     json events = json::array();
     for (const auto& e : *history) events.push_back(execution::to_json(e));
     out["history"] = std::move(events);
-    http::write_json(res, 200, out.dump());
+    http::write_json(res, 200, out);
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
 // POST /api/v1/rbac/check: "may I?" for the caller itself. It has no gate of
-// its own because it only reports; the answer applies the same tier rules as
-// require_permission(), so an MCP token learns what its tier really allows.
+// its own because it only reports; the answer is access::answer_permission(),
+// the same one check_permission gives over MCP.
 #include <optional>
 #include <string>
 
 #include "route_registry.hpp"
+#include "yuzu/access/permission_json.hpp"
 #include "yuzu/auth/identity.hpp"
-#include "yuzu/auth/tier_policy.hpp"
 
 namespace yuzu::web {
 namespace {
@@ -33,23 +33,18 @@ void check(const WebContext& ctx, const httplib::Request& req, httplib::Response
                               "\"operation\"");
         return;
     }
-    const bool tier_ok = auth::tier_allows(who.mcp_tier, p->type, p->op) &&
-                         !auth::requires_approval(who.mcp_tier, p->type, p->op);
-    Result<bool> rbac_ok = agent_id.empty()
-                               ? ctx.identity.authorizer().allowed(who, *p)
-                               : ctx.identity.authorizer().allowed_on_agent(who, *p, agent_id);
-    if (!rbac_ok.ok()) {
+    auto answer = access::answer_permission(ctx.identity.authorizer(), who, *p, agent_id);
+    if (!answer.ok()) {
         audit_request(ctx, req, res, &who, "rbac.check", "permission", permission, "error",
-                      rbac_ok.status().message());
-        write_status(res, rbac_ok.status());
+                      answer.status().message());
+        write_status(res, answer.status());
         return;
     }
-    const bool allowed = tier_ok && *rbac_ok;
-    const std::string name = auth::permission_name(*p);
-    audit_request(ctx, req, res, &who, "rbac.check", "permission", name, "success",
-                  std::string("allowed=") + (allowed ? "true" : "false") +
+    audit_request(ctx, req, res, &who, "rbac.check", "permission", answer->permission, "success",
+                  std::string("allowed=") + (answer->allowed ? "true" : "false") +
+                      (answer->requires_approval ? " requires_approval=true" : "") +
                       (agent_id.empty() ? "" : " agent_id=" + agent_id));
-    http::write_json(res, 200, nlohmann::json{{"allowed", allowed}, {"permission", name}}.dump());
+    http::write_json(res, 200, access::to_json(*answer, who.username));
 }
 
 }  // namespace

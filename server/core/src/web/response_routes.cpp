@@ -79,7 +79,7 @@ void query_responses(const WebContext& ctx, const httplib::Request& req, httplib
     for (const auto& row : page->rows) rows.push_back(execution::to_json(row));
     http::write_json(
         res, 200,
-        json{{"rows", rows}, {"truncated", page->truncated}, {"ready", selection->ready}}.dump());
+        json{{"rows", rows}, {"truncated", page->truncated}, {"ready", selection->ready}});
 }
 
 void aggregate_responses(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -115,7 +115,7 @@ void aggregate_responses(const WebContext& ctx, const httplib::Request& req, htt
                 {"records", result->records},
                 {"truncated", result->truncated}};
     if (!q.field.empty()) out["field"] = q.field;
-    http::write_json(res, 200, out.dump());
+    http::write_json(res, 200, out);
 }
 
 }  // namespace

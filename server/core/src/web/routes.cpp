@@ -87,13 +87,7 @@ bool permitted(const WebContext& ctx, const httplib::Request& req, httplib::Resp
 }
 
 std::string audit_result_for(const Status& status) {
-    if (status.ok()) return "success";
-    if (status.code() == StatusCode::kPermissionDenied ||
-        status.code() == StatusCode::kUnauthenticated)
-        return "denied";
-    if (status.code() == StatusCode::kInternal || status.code() == StatusCode::kUnavailable)
-        return "error";
-    return "failure";
+    return std::string(yuzu::audit_result_for(status.code()));
 }
 
 }  // namespace yuzu::web

@@ -121,7 +121,7 @@ void login(const WebContext& ctx, const httplib::Request& req, httplib::Response
                   "session " + session->session_id);
     if (json_client) {
         nlohmann::json out = {{"username", user->username}, {"csrf_token", session->csrf_token}};
-        http::write_json(res, 200, out.dump());
+        http::write_json(res, 200, out);
         return;
     }
     res.set_redirect(next, 303);
@@ -165,7 +165,7 @@ void me(const WebContext& ctx, httplib::Response& out, const http::Authenticated
         {"mcp_tier", who.principal.mcp_tier},
         {"mfa_active", ctx.identity.mfa().is_active(who.principal.username)},
     };
-    http::write_json(out, 200, body.dump());
+    http::write_json(out, 200, body);
 }
 
 }  // namespace

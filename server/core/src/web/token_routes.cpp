@@ -28,7 +28,7 @@ void list_tokens(const WebContext& ctx, const httplib::Request& req, httplib::Re
     }
     nlohmann::json list = nlohmann::json::array();
     for (const auto& t : *tokens) list.push_back(auth::to_json(t));
-    http::write_json(res, 200, nlohmann::json{{"tokens", list}}.dump());
+    http::write_json(res, 200, nlohmann::json{{"tokens", list}});
 }
 
 void create_token(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -59,7 +59,7 @@ void create_token(const WebContext& ctx, const httplib::Request& req, httplib::R
                           {"name", created->info.name},
                           {"mcp_tier", created->info.mcp_tier},
                           {"expires_at", created->info.expires_at_s}};
-    http::write_json(res, 201, out.dump());
+    http::write_json(res, 201, out);
 }
 
 void revoke_token(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -95,7 +95,7 @@ void rotate_token(const WebContext& ctx, const httplib::Request& req, httplib::R
         return;
     }
     http::write_json(res, 200,
-                     nlohmann::json{{"id", rotated->info.id}, {"token", rotated->secret}}.dump());
+                     nlohmann::json{{"id", rotated->info.id}, {"token", rotated->secret}});
 }
 
 void confirm_rotation(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,

@@ -30,7 +30,7 @@ void list_users(const WebContext& ctx, const httplib::Request& req, httplib::Res
                         {"locked", u.locked},
                         {"created_at", u.created_at_ms / 1000}});
     }
-    http::write_json(res, 200, nlohmann::json{{"users", list}}.dump());
+    http::write_json(res, 200, nlohmann::json{{"users", list}});
 }
 
 void create_user(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
@@ -68,7 +68,7 @@ void create_user(const WebContext& ctx, const httplib::Request& req, httplib::Re
         write_status(res, st);
         return;
     }
-    http::write_json(res, 201, nlohmann::json{{"username", username}, {"roles", roles}}.dump());
+    http::write_json(res, 201, nlohmann::json{{"username", username}, {"roles", roles}});
 }
 
 void assign_role(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,

@@ -2,17 +2,18 @@
 
 #include <spdlog/spdlog.h>
 
+#include "yuzu/access/permission_check.hpp"
 #include "yuzu/audit/audit_log.hpp"
 #include "yuzu/auth/identity.hpp"
-#include "yuzu/auth/tier_policy.hpp"
 
 namespace yuzu::web {
 
 http::Handler authed(const WebContext& ctx, AuthedHandler fn) {
     return [&ctx, fn = std::move(fn)](const httplib::Request& req, httplib::Response& res) {
-        auto who = http::authenticate(req, ctx.resolver);
+        http::AuthFailure failure = http::AuthFailure::kNone;
+        auto who = http::authenticate(req, ctx.resolver, true, &failure);
         if (!who.ok()) {
-            http::write_unauthorized(res, who.status().message());
+            http::write_unauthorized(res, failure, who.status().message());
             return;
         }
         if (http::csrf_rejected(req, *who)) {
@@ -27,21 +28,7 @@ http::Handler authed(const WebContext& ctx, AuthedHandler fn) {
 
 Status require_permission(const WebContext& ctx, const auth::Principal& who,
                           auth::Permission what) {
-    const std::string name = auth::permission_name(what);
-    if (!auth::tier_allows(who.mcp_tier, what.type, what.op)) {
-        return Status::PermissionDenied("permission denied: the '" + who.mcp_tier +
-                                        "' MCP tier does not allow " + name);
-    }
-    if (auth::requires_approval(who.mcp_tier, what.type, what.op)) {
-        return Status::PermissionDenied("permission denied: " + name +
-                                        " needs human approval at "
-                                        "the '" +
-                                        who.mcp_tier + "' MCP tier; use the MCP approval flow");
-    }
-    auto allowed = ctx.identity.authorizer().allowed(who, what);
-    if (!allowed.ok()) return allowed.status();
-    if (!*allowed) return Status::PermissionDenied("permission denied: " + name);
-    return Status::Ok();
+    return access::require_permission(ctx.identity.authorizer(), who, what);
 }
 
 void audit_request(const WebContext& ctx, const httplib::Request& req, const httplib::Response& res,

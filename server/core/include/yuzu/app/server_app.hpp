@@ -1,9 +1,10 @@
 // ServerApp: builds every part of yuzu-server from a ServerConfig, in
 // dependency order, and tears them down in reverse.
 //
-// Start: data dir → stores (opened and migrated) → services → listeners bound
-// → address file written → serve. Stop: listeners stop accepting and finish
-// in-flight requests → services → stores closed.
+// Start: data dir → listeners (TLS loaded, sockets bound) → stores (opened
+// and migrated, the first admin bootstrapped) → services → routes → address
+// file written → serve. Stop: listeners stop accepting and finish in-flight
+// requests → services → stores closed.
 #pragma once
 
 #include <memory>
@@ -15,13 +16,25 @@ namespace yuzu::app {
 
 class ServerApp {
   public:
+    // Step one: the data dir, then both listeners' TLS certificates and keys
+    // loaded and their sockets bound. Nothing else exists yet (no store, no
+    // first admin, no password or token file), so a mistake found here leaves
+    // no trace: an address in use ("cannot listen on 127.0.0.1:8080: Address
+    // already in use"), a bad certificate ("TLS certificate <path>: <reason>").
+    // yuzu-server prints the message as one line and exits 2.
+    static Result<std::unique_ptr<ServerApp>> prepare(const ServerConfig& config);
+    // Step two: stores opened and migrated, the first admin bootstrapped,
+    // services wired, routes registered. Call once, after prepare().
+    Status open();
+    // prepare() then open().
     static Result<std::unique_ptr<ServerApp>> create(const ServerConfig& config);
     ~ServerApp();
     ServerApp(const ServerApp&) = delete;
     ServerApp& operator=(const ServerApp&) = delete;
 
-    // Binds the listeners and writes <data-dir>/listen.json (the bound
-    // addresses, for scripts and tests that ask for port 0).
+    // Starts the background work (execution sweeper, compliance scheduler)
+    // and writes <data-dir>/listen.json (the bound addresses, for scripts and
+    // tests that ask for port 0).
     Status start();
     // Serves until stop(); returns after in-flight requests have finished.
     void serve();
@@ -32,6 +45,7 @@ class ServerApp {
 
   private:
     struct Parts;
+    static Status bind_listeners(Parts& parts);
     static Status wire_fleet(Parts& parts);
     static Status wire_executions(Parts& parts);
     static Status wire_compliance(Parts& parts);

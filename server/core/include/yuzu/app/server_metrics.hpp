@@ -1,8 +1,9 @@
 // The /metrics families that mirror state held elsewhere and are refreshed
 // at scrape time: process statistics, yuzu_build_info, SQLite busy counts
-// and the fleet gauges (agents by state, executions in flight, the command
-// delivery backlog). Per-request families live beside the code they measure
-// (http/, mcp/, audit/, fleet/).
+// the fleet gauges (agents by state, executions in flight, the command
+// delivery backlog) and the exceptions background threads caught
+// (yuzu_thread_exceptions_total, from common/thread_guard.hpp). Per-request families live beside
+// the code they measure (http/, mcp/, audit/, fleet/).
 #pragma once
 
 namespace yuzu::metrics {

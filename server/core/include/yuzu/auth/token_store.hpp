@@ -58,6 +58,17 @@ struct TokenInfo {
     bool is_mcp() const { return !mcp_tier.empty(); }
 };
 
+// Why validate() refused a presented value (kNone when it accepted it).
+enum class TokenRejection {
+    kNone,
+    kMalformed,  // not shaped like a token, or longer than kPresentedTokenMaxLength
+    kUnknown,    // no token has this secret
+    kRevoked,    // checked before expiry: a revoked token says revoked
+    kExpired,
+    kSuperseded,   // an old secret whose rotation grace period has passed
+    kUnavailable,  // the store could not answer
+};
+
 struct CreatedToken {
     TokenInfo info;
     std::string secret;  // the raw token; shown to its owner once, never stored
@@ -107,8 +118,10 @@ class TokenStore {
 
     // The token a presented raw value stands for. Unauthenticated if it is
     // malformed, unknown, revoked, expired or a secret superseded by
-    // rotation; the message says which (for logs, not for clients).
-    Result<TokenInfo> validate(std::string_view raw);
+    // rotation; the message says which (for logs), and so does *rejection
+    // when given (for the caller's answer; kNone on success, kUnavailable
+    // when the store itself failed). One lookup either way.
+    Result<TokenInfo> validate(std::string_view raw, TokenRejection* rejection = nullptr);
 
     // Entries currently cached (for metrics and tests).
     size_t cached_entries() const;
@@ -121,7 +134,7 @@ class TokenStore {
 
     // generation: generation_ as read before the row was; see cache_insert().
     Result<TokenInfo> validate_uncached(const std::string& hash, int64_t now_ms,
-                                        uint64_t generation);
+                                        uint64_t generation, TokenRejection& why);
     // Writes last_used_at if the stored value is older than the resolution.
     void touch_last_used(TokenInfo& info, const std::string& hash, int64_t now_s);
     // Drops the cache entries of these hashes and bumps the generation.

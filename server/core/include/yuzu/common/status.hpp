@@ -1,7 +1,9 @@
 // Status and Result<T>: errors crossing a module boundary are values.
 //
-// Every code maps onto exactly one HTTP status and one JSON-RPC code, in the
-// single table in status.cpp, so a new error never invents its own mapping.
+// Every code maps onto exactly one HTTP status, one JSON-RPC code and one
+// audit result, in the single table in status.cpp, so a new error never
+// invents its own mapping (docs/mcp-server.md prints the table; a test keeps
+// the two equal).
 #pragma once
 
 #include <cassert>
@@ -9,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace yuzu {
 
@@ -29,6 +32,10 @@ enum class StatusCode {
 std::string_view status_code_name(StatusCode code);
 int http_status_for(StatusCode code);
 int jsonrpc_code_for(StatusCode code);
+// "success", "denied", "failure" or "error".
+std::string_view audit_result_for(StatusCode code);
+// Every code, in the table's order.
+std::vector<StatusCode> all_status_codes();
 
 class [[nodiscard]] Status {
   public:

@@ -39,8 +39,8 @@ class EvaluationScheduler {
     int64_t last_pass_at_ms() const { return last_pass_ms_.load(); }
 
   private:
-    void loop(std::chrono::milliseconds interval);
-    void run_pass() noexcept;
+    void loop(std::chrono::milliseconds interval) noexcept;
+    void run_pass();  // may throw: loop() guards it
 
     Evaluator& evaluator_;
     const Clock& clock_;

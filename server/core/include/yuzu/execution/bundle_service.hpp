@@ -88,6 +88,10 @@ class BundleService {
     // all are valid. Returns as soon as the steps are queued; an agent that
     // is offline or unknown makes every step dispatch_failed, not an error.
     Result<BundleDispatch> execute(const BundleRequest& request);
+    // What execute() checks of the steps alone (count, plugin/action,
+    // definitions, parameter schemas), before any agent or caller:
+    // InvalidArgument or NotFound naming the step.
+    Status check_steps(const std::vector<BundleStep>& steps) const;
     // NotFound("bundle not found") for an unknown id, a malformed id, and a
     // bundle the requester does not own (unless is_admin).
     Result<BundleResult> get(const std::string& bundle_id, const std::string& requester,

@@ -47,7 +47,7 @@
 #include "yuzu/common/clock.hpp"
 #include "yuzu/common/status.hpp"
 #include "yuzu/execution/event_bus.hpp"
-#include "yuzu/fleet/agent_plane.hpp"
+#include "yuzu/fleet/command_result.hpp"
 
 namespace yuzu::store {
 class Database;
@@ -163,6 +163,13 @@ class ExecutionTracker {
     // no definition for plugin.action when one is required),
     // FailedPrecondition (definition disabled), Unavailable/Internal (store).
     Result<DispatchResult> dispatch(const DispatchSpec& spec);
+    // What dispatch() checks of the instruction alone, before any target or
+    // caller: the definition exists (when one is required) and is enabled,
+    // and params is an object matching its parameter_schema: InvalidArgument,
+    // NotFound, or FailedPrecondition (disabled, or a schema the validator
+    // cannot enforce). The MCP tools run it before the approval gate, so no
+    // ticket is minted for a call that could never run.
+    Status check_dispatchable(const DispatchSpec& spec) const;
 
     // An agent's result for its command. NotFound when the command is not
     // this agent's; FailedPrecondition when the agent already settled (a
@@ -196,7 +203,7 @@ class ExecutionTracker {
                                  const std::string& error);
     Status finish_if_settled(const std::string& execution_id);
     Result<bool> time_out(const std::string& execution_id, int64_t now_ms);
-    void sweeper_loop();
+    void sweeper_loop() noexcept;  // an iteration that throws is logged and retried
 
     store::Database& db_;
     const DefinitionStore& definitions_;

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,9 @@ using Handler = std::function<void(const httplib::Request&, httplib::Response&)>
 class HttpServer {
   public:
     // Builds the server; TLS when both files are given (they are loaded here,
-    // so a bad certificate fails start-up, not the first request).
+    // so a bad certificate fails start-up, not the first request, with
+    // InvalidArgument "TLS certificate <path>: <reason>" or "TLS key <path>:
+    // <reason>").
     static Result<std::unique_ptr<HttpServer>> create(const ServerOptions& options,
                                                       metrics::Registry& metrics);
     ~HttpServer();
@@ -84,8 +87,13 @@ class HttpServer {
     void post(const std::string& pattern, const std::string& route, Handler handler);
     void put(const std::string& pattern, const std::string& route, Handler handler);
     void del(const std::string& pattern, const std::string& route, Handler handler);
+    // OPTIONS (`options()` is taken by the accessor below).
+    void options_route(const std::string& pattern, const std::string& route, Handler handler);
 
-    // Binds the listening socket. After this, port() is the bound port.
+    // Binds the listening socket; connections wait in its backlog until
+    // serve(). After this, port() is the bound port. Unavailable "cannot
+    // listen on <host>:<port>: <reason>" (the kernel's, e.g. "Address already
+    // in use") when it cannot.
     Status bind();
     int port() const { return port_; }
     const ServerOptions& options() const { return options_; }
@@ -126,5 +134,12 @@ void write_error(httplib::Response& res, int http_status, const std::string& mes
 // Writes `body` (already serialized JSON) with the JSON content type and
 // Cache-Control: no-store.
 void write_json(httplib::Response& res, int http_status, const std::string& body);
+// The same for a literal; without it "..." would be ambiguous between the
+// std::string and the nlohmann::json overloads.
+void write_json(httplib::Response& res, int http_status, const char* body);
+// Serializes `body` with dump_json (common/json_text.hpp): bytes that are not
+// UTF-8 become U+FFFD and are counted, so a stray byte never turns the answer
+// into a 500.
+void write_json(httplib::Response& res, int http_status, const nlohmann::json& body);
 
 }  // namespace yuzu::http

@@ -7,12 +7,17 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "yuzu/common/status.hpp"
 #include "yuzu/mcp/tool.hpp"
 
 namespace yuzu::mcp {
+
+// Whether a caller of this MCP tier can ever call the tool (directly or
+// through an approval); tools/list shows only these.
+bool tier_can_reach(const ToolSpec& spec, std::string_view tier);
 
 class ToolCatalogue {
   public:
@@ -22,7 +27,9 @@ class ToolCatalogue {
     const ToolSpec* find(const std::string& name) const;
     // In registration order (stable across calls and restarts).
     const std::vector<ToolSpec>& tools() const { return tools_; }
-    nlohmann::json list_entry(const ToolSpec& spec) const;
+    // The tools/list entry as a caller of `tier` sees it (approval-gated
+    // tools are marked for the tiers that gate them).
+    nlohmann::json list_entry(const ToolSpec& spec, std::string_view tier = "") const;
 
   private:
     std::vector<ToolSpec> tools_;

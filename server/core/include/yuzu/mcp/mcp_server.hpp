@@ -18,6 +18,12 @@
 namespace yuzu::metrics {
 class Registry;
 }
+namespace yuzu::auth {
+class Identity;
+}
+namespace yuzu::fleet {
+class Fleet;
+}
 
 namespace yuzu::mcp {
 
@@ -35,6 +41,10 @@ struct McpServerOptions {
     // Where tools/call counts and latencies go; null = not measured. Must
     // outlive the server.
     metrics::Registry* metrics = nullptr;
+    // What the access step needs for per-group and per-agent tools; null →
+    // those tools are refused. Must outlive the server.
+    auth::Identity* identity = nullptr;
+    fleet::Fleet* fleet = nullptr;
 };
 
 class McpServer {
@@ -53,7 +63,8 @@ class McpServer {
   private:
     using MethodResult = std::variant<nlohmann::json, RpcError>;
     MethodResult initialize(const nlohmann::json& params) const;
-    MethodResult list_tools(const nlohmann::json& params, const RequestInfo& info) const;
+    MethodResult list_tools(const nlohmann::json& params, const auth::Principal& who,
+                            const RequestInfo& info) const;
     MethodResult list_resources(const nlohmann::json& params, const RequestInfo& info) const;
     MethodResult list_resource_templates(const nlohmann::json& params,
                                          const RequestInfo& info) const;

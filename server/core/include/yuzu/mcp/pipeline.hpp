@@ -5,10 +5,17 @@
 //   2. check_registration   a tool with no tier key is refused         -32603
 //   3. check_tier           tier_allows(tier, type, op)                -32004
 //   4. check_arguments      inputSchema validation                     -32602
+//   4b. check_precheck      the tool's own argument checks against the
+//                           services (definition, parameter schema,
+//                           dispatch gates)                            by the Status table
 //   5. check_approval       requires_approval → ticket flow            -32006/-32004/-32003
-//   6. check_rbac           the tool's RBAC check                      -32003
-//   7. the handler
+//   6. check_access         the tool's declared permission and scope   -32003 (-32602 for an
+//                                                                      agent outside the view)
+//   7. the handler          a thrown exception is contained           -32603
 //   8. one audit row mcp.<tool> for the outcome, success or denial
+//
+// Every Status becomes a JSON-RPC error and an audit result through the one
+// table in common/status.cpp.
 //
 // The --mcp-disable kill switch runs earlier, in the transport, before auth.
 // The approval gate (approval_gate.cpp) also writes a `pending` row when it
@@ -34,6 +41,10 @@ class AuditLog;
 }
 namespace yuzu::auth {
 class Authorizer;
+class Identity;
+}  // namespace yuzu::auth
+namespace yuzu::fleet {
+class Fleet;
 }
 
 namespace yuzu::mcp {
@@ -60,6 +71,10 @@ struct PipelineEnv {
     // null → approval-gated calls get -32004 with no approval_id.
     approval::ApprovalManager* approvals = nullptr;
     const ToolCallMetrics* call_metrics = nullptr;  // null → calls are not counted
+    // The services the access step needs for group and per-agent scopes;
+    // null → tools with those scopes are refused.
+    auth::Identity* identity = nullptr;
+    fleet::Fleet* fleet = nullptr;
 };
 
 // The -32003 messages of the approval gate. kApprovalNotRedeemableMessage is
@@ -96,8 +111,11 @@ std::optional<Denial> check_approval(const PipelineEnv& env, const ToolSpec& too
                                      const ToolCall& call,
                                      const std::optional<std::string>& approval_id,
                                      const RequestInfo& info);
-std::optional<Denial> check_rbac(const PipelineEnv& env, const ToolSpec& tool,
-                                 const ToolCall& call);
+std::optional<Denial> check_precheck(const ToolSpec& tool, const ToolCall& call,
+                                     const RequestInfo& info);
+// Fills call.view for kAgents tools.
+std::optional<Denial> check_access(const PipelineEnv& env, const ToolSpec& tool, ToolCall& call,
+                                   const RequestInfo& info);
 
 struct CallOutcome {
     std::optional<nlohmann::json> result;  // the tools/call result object

@@ -1,6 +1,6 @@
 // ToolSpec: one MCP tool, declared once beside its domain service — name,
-// schemas, annotations, tier key, RBAC check, approval hooks and handler side
-// by side. tools/list, the tier check, the approval gate and the docs table
+// schemas, annotations, tier key, RBAC permission and scope, approval hooks
+// and handler side by side. tools/list, the tier check, the approval gate and the docs table
 // are all read from these declarations.
 #pragma once
 
@@ -8,16 +8,20 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "yuzu/auth/principal.hpp"
 #include "yuzu/auth/rbac.hpp"
 #include "yuzu/common/status.hpp"
 
-namespace yuzu::mcp {
-
+namespace yuzu::jsonschema {
 class JsonSchema;
+}
+
+namespace yuzu::mcp {
 
 struct ToolAnnotations {
     bool read_only = true;
@@ -26,12 +30,44 @@ struct ToolAnnotations {
     bool open_world = false;
 };
 
+// Where a tool's permission applies; the pipeline's RBAC step enforces it,
+// so a handler never checks permissions by hand.
+enum class AccessScope {
+    // The permission held fleet-wide (a global role).
+    kFleet,
+    // The permission held per agent. When the `target` argument names an
+    // agent the caller must hold it there (an agent outside the caller's view
+    // reads as unknown); the handler gets the caller's view, possibly empty,
+    // in ToolCall::view and works inside it.
+    kAgents,
+    // As kAgents, and the caller must hold the permission on at least one
+    // agent (fleet-wide counts, dispatches): an empty view is refused.
+    kView,
+    // The permission held fleet-wide, or the ITServiceOwner role on the
+    // management group the `target` argument names (the compound gate).
+    kGroup,
+    // Only the caller's own objects or rights; no role is needed beyond
+    // what the tier allows (check_permission, the caller's own tokens).
+    kSelf,
+};
+
+std::string_view access_scope_name(AccessScope scope);
+
+struct ToolAccess {
+    auth::Permission permission;
+    AccessScope scope = AccessScope::kFleet;
+    std::string target;  // kAgents / kGroup: the argument naming the agent or group
+};
+
 // What a handler sees of one tools/call.
 struct ToolCall {
     const auth::Principal& principal;
     const nlohmann::json& arguments;  // schema-validated; a top-level approval_id removed
     const std::string& correlation_id;
     const std::string& source_ip;
+    // kAgents tools: the agents on which the caller holds the permission
+    // (nullopt = fleet-wide). Empty optional-of-set for other scopes.
+    std::optional<std::set<std::string>> view = std::nullopt;
 };
 
 // A handler failure that carries a remediation for the client. A plain
@@ -54,8 +90,11 @@ using ToolContentHandler = std::function<Result<nlohmann::json>(const ToolCall&)
 // detail (e.g. approve_request's approver_assurance_required refusal).
 using ToolCheckedHandler =
     std::function<std::variant<nlohmann::json, ToolFailure>(const ToolCall&)>;
-// The RBAC step. Returns ok, or PermissionDenied naming what is missing.
-using ToolAuthorize = std::function<Status(const ToolCall&)>;
+// A check of the arguments that needs the services (a definition exists,
+// params match its schema, the caller may dispatch there), run before the
+// approval gate so nothing is minted for a call that cannot run. Not ok →
+// the Status's JSON-RPC code, nothing minted, audited by the one table.
+using ToolPrecheck = std::function<Status(const ToolCall&)>;
 // A recall's pre-consume precondition: re-checks live state right before an
 // approved ticket is consumed. Not ok → -32003 "approval cannot be redeemed
 // right now: <message>", and the ticket stays approved and recallable.
@@ -72,8 +111,11 @@ struct ToolSpec {
     // tier policy and the approval decision read. A tool without one is
     // refused at call time (fail closed).
     std::optional<auth::Permission> tier_key;
-    // RBAC; when empty the pipeline checks `tier_key` through the Authorizer.
-    ToolAuthorize authorize;
+    // RBAC: the permission and where it applies. Required: the catalogue
+    // refuses a tool without one.
+    std::optional<ToolAccess> access;
+    // Empty = the arguments need no check beyond the inputSchema.
+    ToolPrecheck precheck;
     // Approval-gated recalls only; empty = no precondition beyond the ticket.
     ToolPrecondition precondition;
     // Exactly one of these is set: `handler` (structured result, wrapped by
@@ -84,7 +126,7 @@ struct ToolSpec {
     ToolContentHandler content_handler;
 
     // Filled by the catalogue when the tool is added.
-    std::shared_ptr<const JsonSchema> compiled_input_schema;
+    std::shared_ptr<const jsonschema::JsonSchema> compiled_input_schema;
     // Some MCP tier needs approval for this tool, so its inputSchema declares
     // the recall's approval_id, which the pipeline takes out of the arguments.
     bool approval_gated = false;

@@ -15,7 +15,8 @@
 //               | attribute ["NOT"] "IN" "(" value ("," value)* ")"
 //               | attribute ["NOT"] "LIKE" string
 //               | attribute ["NOT"] "EXISTS"
-//   op         := "=" | "!=" | "<" | "<=" | ">" | ">="
+//   op         := "=" | "==" | "!=" | "<" | "<=" | ">" | ">="
+//                 ("==" is the same operator as "=", printed as "=")
 //   attribute  := agent_id | hostname | os | os_version | arch | version
 //               | online | group | "tag:" key          (key: [A-Za-z0-9_.-]{1,64})
 //   value      := string ("..." with \" and \\ escapes) | number | true | false
