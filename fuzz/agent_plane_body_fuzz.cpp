@@ -40,6 +40,7 @@ namespace {
 
 using nlohmann::json;
 using yuzu::StatusCode;
+namespace agentapi = yuzu::agentapi;
 namespace fleet = yuzu::fleet;
 
 // The limits the invariants check, as documented (server-admin.md's limits

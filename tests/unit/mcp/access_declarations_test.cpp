@@ -42,12 +42,17 @@ TEST_F(AccessDeclarationsTest, EveryToolDeclaresItsPermissionAndScope) {
     for (const auto& tool : tools.tools()) {
         SCOPED_TRACE(tool.name);
         ASSERT_TRUE(tool.access.has_value()) << "tool without an access declaration";
-        const auto& props = tool.input_schema["properties"];
+        const json props = tool.input_schema.value("properties", json::object());
         if (!tool.access->target.empty()) {
             EXPECT_TRUE(props.contains(tool.access->target))
                 << "target '" << tool.access->target << "' is not an argument";
         }
-        if (props.contains("agent_id") && tool.access->scope == AccessScope::kAgents) {
+        // An agent the tool acts on (a required agent_id, not a filter) is
+        // the pipeline's to check.
+        const auto& required = tool.input_schema.value("required", json::array());
+        const bool acts_on_agent =
+            std::find(required.begin(), required.end(), "agent_id") != required.end();
+        if (acts_on_agent && tool.access->scope == AccessScope::kAgents) {
             EXPECT_EQ(tool.access->target, "agent_id") << "an agent argument the pipeline skips";
         }
     }

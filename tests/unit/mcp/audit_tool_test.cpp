@@ -9,6 +9,7 @@
 #include "yuzu/audit/memory_audit_log.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/common/readiness.hpp"
+#include "yuzu/mcp/pipeline.hpp"
 #include "yuzu/mcp/yuzu_catalogue.hpp"
 
 namespace yuzu::mcp {
@@ -16,7 +17,9 @@ namespace {
 
 using nlohmann::json;
 
-TEST(AuditTool, AQueryLeavesOneAuditReadRowWithItsFilter) {
+// Reading the audit log is audited: the call's one mcp.query_audit_log row
+// names the filter (success and denial alike) and is not in its own page.
+TEST(AuditTool, AQueryLeavesOneRowNamingItsFilter) {
     testing::TempDir dir;
     auth::IdentityOptions options;
     options.data_dir = dir.str();
@@ -24,40 +27,45 @@ TEST(AuditTool, AQueryLeavesOneAuditReadRowWithItsFilter) {
     options.user_options.password_log_n = 10;
     auto identity = auth::Identity::open(options, SystemClock::instance());
     ASSERT_TRUE(identity.ok()) << identity.status().to_string();
+    ASSERT_TRUE((*identity)->users().create_user("nils", "audit-tool-test-password", {}).ok());
     audit::MemoryAuditLog audit_log;
     Readiness readiness;
     CatalogueDeps deps{audit_log, **identity, readiness, SystemClock::instance(), "test", 0};
     Catalogues c;
     ASSERT_TRUE(build_yuzu_catalogue(c, deps).ok());
-    const ToolSpec* tool = c.tools.find("query_audit_log");
-    ASSERT_NE(tool, nullptr);
-    ASSERT_TRUE(tool->handler);
+    McpSettings settings;
+    PipelineEnv env{c.tools, settings, &audit_log, &(*identity)->authorizer()};
+    auto call = [&](const std::string& user, const json& args) {
+        auth::Principal who;
+        who.username = user;
+        who.kind = auth::PrincipalKind::kMcpToken;
+        who.mcp_tier = "readonly";
+        return run_tool_call(env, who, {{"name", "query_audit_log"}, {"arguments", args}},
+                             RequestInfo{"req-1-2", "127.0.0.1", "test"});
+    };
 
-    auth::Principal who;
-    who.username = "mia";
-    who.kind = auth::PrincipalKind::kMcpToken;
     const json args = {{"action", "mcp.*"}, {"since", 100}, {"limit", 5}};
-    const std::string correlation_id = "req-1-2";
-    const std::string source_ip = "127.0.0.1";
-    auto out = tool->handler(ToolCall{who, args, correlation_id, source_ip});
-    ASSERT_TRUE(out.ok()) << out.status().to_string();
-    EXPECT_TRUE((*out)["events"].empty()) << "the read's own row is not in its page";
-
+    auto out = call("admin", args);
+    ASSERT_FALSE(out.error) << out.error->message;
+    EXPECT_TRUE((*out.result)["structuredContent"]["events"].empty())
+        << "the read's own row is not in its page";
     ASSERT_EQ(audit_log.events().size(), 1u);
     const audit::AuditEvent row = audit_log.events().back();
-    EXPECT_EQ(row.action, "audit.read");
-    EXPECT_EQ(row.principal, "mia");
-    EXPECT_EQ(row.principal_kind, "mcp_token");
+    EXPECT_EQ(row.action, "mcp.query_audit_log");
+    EXPECT_EQ(row.principal, "admin");
     EXPECT_EQ(row.result, audit::AuditResult::kSuccess);
-    EXPECT_EQ(row.correlation_id, correlation_id);
-    EXPECT_EQ(json::parse(row.detail),
+    EXPECT_EQ(row.correlation_id, "req-1-2");
+    ASSERT_EQ(row.detail.rfind("filter=", 0), 0u) << row.detail;
+    EXPECT_EQ(json::parse(row.detail.substr(7)),
               json({{"action", "mcp.*"}, {"since", 100}, {"limit", 5}, {"cursor", false}}));
 
-    const json bad = {{"cursor", "not-a-cursor"}};
-    EXPECT_FALSE(tool->handler(ToolCall{who, bad, correlation_id, source_ip}).ok());
+    // A denied read names its filter too.
+    auto denied = call("nils", {{"principal", "admin"}});
+    ASSERT_TRUE(denied.error);
     ASSERT_EQ(audit_log.events().size(), 2u);
-    EXPECT_EQ(audit_log.events().back().result, audit::AuditResult::kFailure);
-    EXPECT_EQ(json::parse(audit_log.events().back().detail)["cursor"], true);
+    EXPECT_EQ(audit_log.events().back().result, audit::AuditResult::kDenied);
+    EXPECT_NE(audit_log.events().back().detail.find("\"principal\":\"admin\""), std::string::npos)
+        << audit_log.events().back().detail;
 }
 
 }  // namespace

@@ -13,6 +13,13 @@ Result<execution::ResolvedTargets> authorize_dispatch(auth::Identity& identity, 
                                                       const std::string& action,
                                                       const execution::TargetSelection& selection) {
     const auth::Permission execute{auth::Securable::kExecution, auth::Operation::kExecute};
+    // The view first: a caller who may act on no agent learns nothing about
+    // the instruction.
+    auto view = execution::agent_view(identity.authorizer(), fleet, who, execute);
+    if (!view.ok()) return view.status();
+    if (*view && (*view)->empty()) {
+        return Status::PermissionDenied("permission denied: Execution:Execute (held on no agent)");
+    }
     const bool implicit = !selection.agent_ids && (selection.scope.empty() ||
                                                    selection.scope == execution::kAllAgentsScope);
     if (implicit) {
@@ -22,11 +29,6 @@ Result<execution::ResolvedTargets> authorize_dispatch(auth::Identity& identity, 
                 "destructive instruction " + plugin + "." + action +
                 " needs explicit targets: give agent_ids or a scope, not the whole fleet");
         }
-    }
-    auto view = execution::agent_view(identity.authorizer(), fleet, who, execute);
-    if (!view.ok()) return view.status();
-    if (*view && (*view)->empty()) {
-        return Status::PermissionDenied("permission denied: Execution:Execute (held on no agent)");
     }
     return execution::resolve_targets(fleet, &identity.groups(), *view, selection);
 }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "yuzu/common/json_parse.hpp"
+#include "yuzu/common/json_text.hpp"
 
 namespace yuzu::agentapi {
 namespace {
@@ -112,9 +113,7 @@ Result<std::vector<InventoryItem>> read_inventory_body(const json& body,
         YUZU_RETURN_IF_ERROR(read_string(source, "reason", item.reason));
         // Bytes that are not UTF-8 become U+FFFD instead of a throw.
         auto data = source.find("data");
-        item.data_json = data != source.end()
-                             ? data->dump(-1, ' ', false, json::error_handler_t::replace)
-                             : "null";
+        item.data_json = data != source.end() ? dump_json(*data) : "null";
         item.collected_at_ms = collected_at;
         item.received_at_ms = now_ms;
         items.push_back(std::move(item));
@@ -134,7 +133,7 @@ Result<CommandResult> read_result_body(const json& body) {
             "command_id is required and status must be success, failure, refused or timeout");
     }
     auto output = body.find("output");
-    r.output_json = output != body.end() ? output->dump() : "null";
+    r.output_json = output != body.end() ? dump_json(*output) : "null";
     if (auto d = read_number(body, "duration_ms"); d && *d >= 0) {
         r.duration_ms = saturating_int64(*d);
     }

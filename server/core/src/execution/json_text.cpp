@@ -1,6 +1,7 @@
 #include "execution/json_text.hpp"
 
 #include "yuzu/common/json_parse.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/execution/execution_tracker.hpp"
 
 namespace yuzu::execution {
@@ -60,7 +61,7 @@ std::string valid_utf8(std::string_view text) {
 }
 
 std::string dump_json(const nlohmann::json& value) {
-    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return yuzu::dump_json(value);
 }
 
 Result<std::string> canonical_params(std::string_view text, std::string_view what) {

@@ -105,8 +105,8 @@ std::optional<Denial> check_precheck(const ToolSpec& tool, const ToolCall& call,
 
 std::optional<Denial> check_access(const PipelineEnv& env, const ToolSpec& tool, ToolCall& call,
                                    const RequestInfo& info) {
-    // The catalogue refuses a tool without an access declaration; a harness
-    // that builds a ToolSpec by hand still fails closed.
+    // Every Yuzu tool declares its access (FullCatalogueTest fails otherwise);
+    // one without a declaration fails closed here.
     if (!tool.access) {
         return detail::make_denial(
             kInternalError, "tool is not configured for authorization", info, std::nullopt,

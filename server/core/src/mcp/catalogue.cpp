@@ -47,8 +47,8 @@ Status ToolCatalogue::add(ToolSpec spec) {
                                        "': inputSchema must be an object schema");
     }
     // A tool without a tier key or access declaration is still catalogued and
-    // refused at call time (fail closed); tests/unit/mcp/tool_access_test.cpp
-    // fails the build's tests on any such tool in the Yuzu catalogue.
+    // refused at call time (fail closed); FullCatalogueTest
+    // (tests/unit/mcp/full_catalogue_test.cpp) fails on any such Yuzu tool.
     if (spec.access && spec.access->scope == AccessScope::kGroup && spec.access->target.empty()) {
         return Status::InvalidArgument("tool '" + spec.name +
                                        "': a group scope names its target argument");

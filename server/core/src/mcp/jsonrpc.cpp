@@ -1,6 +1,7 @@
 #include "yuzu/mcp/jsonrpc.hpp"
 
 #include "yuzu/common/json_parse.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 
 namespace yuzu::mcp {
@@ -57,14 +58,14 @@ std::variant<RpcMessage, RpcError> parse_message(const std::string& body) {
 
 std::string make_result(const nlohmann::json& id, nlohmann::json result) {
     nlohmann::json out = {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
-    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return dump_json(out);
 }
 
 std::string make_error(const nlohmann::json& id, const RpcError& error) {
     nlohmann::json err = {{"code", error.code}, {"message", error.message}};
     if (!error.data.is_null()) err["data"] = error.data;
     nlohmann::json out = {{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}};
-    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return dump_json(out);
 }
 
 nlohmann::json error_envelope(const std::string& correlation_id,

@@ -9,6 +9,7 @@
 #include "yuzu/audit/audit_log.hpp"
 #include "yuzu/auth/authorizer.hpp"
 #include "yuzu/auth/tier_policy.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/jsonschema/json_schema.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 #include "yuzu/mcp/retry.hpp"
@@ -168,10 +169,7 @@ std::optional<Denial> check_arguments(const ToolSpec& tool, const nlohmann::json
 
 nlohmann::json tool_result(const nlohmann::json& structured) {
     return {
-        {"content", nlohmann::json::array(
-                        {{{"type", "text"},
-                          {"text", structured.dump(-1, ' ', false,
-                                                   nlohmann::json::error_handler_t::replace)}}})},
+        {"content", nlohmann::json::array({{{"type", "text"}, {"text", dump_json(structured)}}})},
         {"structuredContent", structured},
         {"isError", false}};
 }
@@ -180,19 +178,24 @@ namespace {
 
 // Step 7 and the call's final audit row.
 void run_handler(const PipelineEnv& env, const auth::Principal& who, const ToolSpec& tool,
-                 const ToolCall& call, const RequestInfo& info, CallOutcome& out) {
+                 const ToolCall& call, const RequestInfo& info, const std::string& described,
+                 CallOutcome& out) {
+    auto detail = [&described](std::string text) {
+        if (described.empty()) return text;
+        return text.empty() ? described : text + " " + described;
+    };
     if (tool.checked_handler) {
         auto checked = tool.checked_handler(call);
         if (auto* failure = std::get_if<ToolFailure>(&checked)) {
             out.audit_result = detail::audit_result_for(failure->status);
-            write_audit(
-                env, who, tool.name, out.audit_result,
-                failure->audit_detail.empty() ? failure->status.message() : failure->audit_detail,
-                info);
+            write_audit(env, who, tool.name, out.audit_result,
+                        detail(failure->audit_detail.empty() ? failure->status.message()
+                                                             : failure->audit_detail),
+                        info);
             out.error = map_tool_failure(*failure, info, tool.name);
             return;
         }
-        write_audit(env, who, tool.name, "success", "", info);
+        write_audit(env, who, tool.name, "success", detail(""), info);
         out.audit_result = "success";
         out.result = tool_result(std::get<nlohmann::json>(checked));
         return;
@@ -202,7 +205,7 @@ void run_handler(const PipelineEnv& env, const auth::Principal& who, const ToolS
     if (!result.ok()) {
         const Status& s = result.status();
         out.audit_result = detail::audit_result_for(s);
-        write_audit(env, who, tool.name, out.audit_result, s.message(), info);
+        write_audit(env, who, tool.name, out.audit_result, detail(s.message()), info);
         out.error = detail::map_failure(s, info, tool.name);
         return;
     }
@@ -210,11 +213,11 @@ void run_handler(const PipelineEnv& env, const auth::Principal& who, const ToolS
         const bool tool_error = result->is_object() && result->value("isError", false);
         out.audit_result = tool_error ? "failure" : "success";
         write_audit(env, who, tool.name, out.audit_result,
-                    tool_error ? "tool reported isError" : "", info);
+                    detail(tool_error ? "tool reported isError" : ""), info);
         out.result = std::move(*result);
         return;
     }
-    write_audit(env, who, tool.name, "success", "", info);
+    write_audit(env, who, tool.name, "success", detail(""), info);
     out.audit_result = "success";
     out.result = tool_result(*result);
 }
@@ -280,14 +283,18 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
     if (!denial) denial = check_precheck(*tool, call, info);
     if (!denial) denial = check_approval(env, *tool, call, approval_id, info);
     if (!denial) denial = check_access(env, *tool, call, info);
+    const std::string described = tool->describe ? tool->describe(call) : "";
     if (denial) {
-        write_audit(env, who, tool->name, denial->audit_result, denial->audit_detail, info);
+        write_audit(
+            env, who, tool->name, denial->audit_result,
+            described.empty() ? denial->audit_detail : denial->audit_detail + " " + described,
+            info);
         out.audit_result = denial->audit_result;
         out.error = std::move(denial->error);
         return out;
     }
 
-    run_handler(env, who, *tool, call, info, out);
+    run_handler(env, who, *tool, call, info, described, out);
     return out;
 }
 

@@ -1,6 +1,10 @@
 // MCP resources: server health and the recent audit trail.
+#include <spdlog/spdlog.h>
+
+#include "yuzu/access/permission_check.hpp"
 #include "yuzu/audit/audit_json.hpp"
 #include "yuzu/audit/audit_log.hpp"
+#include "yuzu/audit/audit_read.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/common/json_text.hpp"
 #include "yuzu/common/readiness.hpp"
@@ -51,16 +55,27 @@ Status register_resources(ResourceCatalogue& resources, const CatalogueDeps& dep
     recent.title = "Recent audit events";
     recent.description = "The 50 newest audit events.";
     recent.authorize = [&identity](const auth::Principal& who) -> Status {
-        const auth::Permission read{auth::Securable::kAuditLog, auth::Operation::kRead};
-        auto allowed = identity.authorizer().allowed(who, read);
-        if (!allowed.ok()) return allowed.status();
-        if (!*allowed) return Status::PermissionDenied("permission denied: AuditLog:Read");
-        return Status::Ok();
+        return access::require_permission(identity.authorizer(), who,
+                                          {auth::Securable::kAuditLog, auth::Operation::kRead});
     };
-    recent.read = [&log](const auth::Principal&) -> Result<std::string> {
+    recent.read = [&log](const auth::Principal& who) -> Result<std::string> {
         audit::AuditQuery q;
         q.limit = 50;
         auto page = log.query(q);
+        // Reading the audit log is itself audited, after the query so the
+        // page never holds the row.
+        audit::AuditEvent ev;
+        ev.principal = who.username;
+        ev.principal_kind = std::string(auth::principal_kind_name(who.kind));
+        ev.action = std::string(audit::kAuditReadAction);
+        ev.target_type = std::string(audit::kAuditReadTargetType);
+        ev.target_id = "yuzu://audit/recent";
+        ev.detail = audit::audit_read_detail(q, page.ok() ? "" : page.status().message());
+        ev.result = page.ok() ? audit::AuditResult::kSuccess : audit::AuditResult::kError;
+        if (Status s = log.record(std::move(ev)); !s.ok()) {
+            spdlog::error("audit write for audit.read (yuzu://audit/recent) failed: {}",
+                          s.message());
+        }
         if (!page.ok()) return page.status();
         nlohmann::json events = nlohmann::json::array();
         for (const auto& e : page->events) events.push_back(audit::to_json(e));

@@ -1,7 +1,5 @@
-// MCP tools over the audit log (twin of GET /api/v1/audit). A read leaves an
-// audit.read row naming its filter, as the REST route does.
-#include <spdlog/spdlog.h>
-
+// MCP tools over the audit log (twin of GET /api/v1/audit). A read's
+// mcp.query_audit_log row names its filter, as the REST audit.read row does.
 #include "yuzu/audit/audit_json.hpp"
 #include "yuzu/audit/audit_log.hpp"
 #include "yuzu/audit/audit_read.hpp"
@@ -10,26 +8,19 @@
 namespace yuzu::mcp {
 namespace {
 
-// The audit.read row of one query_audit_log call (audit_read.hpp).
-void record_audit_read(audit::AuditLog& log, const ToolCall& call, const audit::AuditQuery& q,
-                       const Status& outcome) {
-    audit::AuditEvent ev;
-    ev.principal = call.principal.username;
-    ev.principal_kind = std::string(auth::principal_kind_name(call.principal.kind));
-    ev.action = std::string(audit::kAuditReadAction);
-    ev.target_type = std::string(audit::kAuditReadTargetType);
-    ev.detail = audit::audit_read_detail(q, outcome.message());
-    ev.source_ip = call.source_ip;
-    const bool fault =
-        outcome.code() == StatusCode::kInternal || outcome.code() == StatusCode::kUnavailable;
-    ev.result = outcome.ok() ? audit::AuditResult::kSuccess
-                : fault      ? audit::AuditResult::kError
-                             : audit::AuditResult::kFailure;
-    ev.correlation_id = call.correlation_id;
-    if (Status s = log.record(std::move(ev)); !s.ok()) {
-        spdlog::error("correlation_id={} audit write for audit.read failed: {}",
-                      call.correlation_id, s.message());
-    }
+// The filter of one query_audit_log call, as the REST route reads it.
+audit::AuditQuery query_of(const nlohmann::json& a) {
+    audit::AuditQuery q;
+    q.principal = a.value("principal", "");
+    q.action = a.value("action", "");
+    q.target_type = a.value("target_type", "");
+    q.target_id = a.value("target_id", "");
+    q.result = a.value("result", "");
+    q.since_ms = a.value("since", int64_t{0}) * 1000;
+    q.until_ms = a.value("until", int64_t{0}) * 1000;
+    q.limit = a.value("limit", 50);
+    q.cursor = a.value("cursor", "");
+    return q;
 }
 
 }  // namespace
@@ -67,22 +58,13 @@ Status register_audit_tools(ToolCatalogue& tools, const CatalogueDeps& deps) {
     spec.tier_key = auth::Permission{auth::Securable::kAuditLog, auth::Operation::kRead};
     spec.access = ToolAccess{auth::Permission{auth::Securable::kAuditLog, auth::Operation::kRead},
                              AccessScope::kFleet, ""};
+    // Reading the audit log is itself audited: the call's mcp.query_audit_log
+    // row (success or denial) names the filter, as REST's audit.read row does.
+    spec.describe = [](const ToolCall& call) {
+        return "filter=" + audit::audit_read_detail(query_of(call.arguments));
+    };
     spec.handler = [&log](const ToolCall& call) -> Result<nlohmann::json> {
-        const auto& a = call.arguments;
-        audit::AuditQuery q;
-        q.principal = a.value("principal", "");
-        q.action = a.value("action", "");
-        q.target_type = a.value("target_type", "");
-        q.target_id = a.value("target_id", "");
-        q.result = a.value("result", "");
-        q.since_ms = a.value("since", int64_t{0}) * 1000;
-        q.until_ms = a.value("until", int64_t{0}) * 1000;
-        q.limit = a.value("limit", 50);
-        q.cursor = a.value("cursor", "");
-        auto page = log.query(q);
-        // After the query, so the page never holds it; the pipeline's
-        // mcp.query_audit_log row (same correlation id) does not carry the filter.
-        record_audit_read(log, call, q, page.ok() ? Status::Ok() : page.status());
+        auto page = log.query(query_of(call.arguments));
         if (!page.ok()) return page.status();
         nlohmann::json events = nlohmann::json::array();
         for (const auto& e : page->events) events.push_back(audit::to_json(e));

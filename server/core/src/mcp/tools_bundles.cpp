@@ -8,6 +8,7 @@
 #include "execution_tool_support.hpp"
 #include "fleet_tool_support.hpp"
 #include "yuzu/auth/identity.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
 #include "yuzu/fleet/agent_visibility.hpp"
@@ -34,7 +35,7 @@ std::vector<execution::BundleStep> parse_steps(const json& steps) {
         s.plugin = lower_ascii(step.at("plugin").get<std::string>());
         s.action = lower_ascii(step.at("action").get<std::string>());
         const json params = step.value("params", json::object());
-        s.params_json = params.dump(-1, ' ', false, json::error_handler_t::replace);
+        s.params_json = dump_json(params);
         out.push_back(std::move(s));
     }
     return out;
@@ -81,7 +82,13 @@ ToolSpec execute_bundle_tool(const ExecutionToolDeps& deps) {
     spec.tier_key = kExecute;
     spec.access = ToolAccess{kExecute, AccessScope::kAgents, "agent_id"};
     // Before the approval gate: every step's definition and parameter schema.
+    // Before the approval gate: the caller may run instructions on the agent
+    // (dispatch authorization), then every step's definition and parameter
+    // schema.
     spec.precheck = [deps](const ToolCall& call) -> Status {
+        YUZU_RETURN_IF_ERROR(access::require_visible_agent(
+            deps.identity.authorizer(), deps.fleet, call.principal, kExecute,
+            call.arguments.at("agent_id").get<std::string>()));
         return as_argument_error(
             deps.executions.bundles().check_steps(parse_steps(call.arguments.at("steps"))));
     };

@@ -11,6 +11,7 @@
 #include "fleet_tool_support.hpp"
 #include "yuzu/access/dispatch_gate.hpp"
 #include "yuzu/auth/identity.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
 #include "yuzu/fleet/fleet.hpp"
@@ -41,8 +42,7 @@ DispatchArguments dispatch_arguments(const json& args) {
     DispatchArguments d;
     d.spec.plugin = lower_ascii(args.at("plugin").get<std::string>());
     d.spec.action = lower_ascii(args.at("action").get<std::string>());
-    d.spec.params_json =
-        args.value("params", json::object()).dump(-1, ' ', false, json::error_handler_t::replace);
+    d.spec.params_json = dump_json(args.value("params", json::object()));
     d.selection.scope = args.value("scope", "");
     if (args.contains("agent_ids")) {
         d.selection.agent_ids = args["agent_ids"].get<std::vector<std::string>>();
@@ -100,12 +100,13 @@ ToolSpec execute_instruction_tool(const ExecutionToolDeps& deps) {
     // pre-dispatch gates (dispatch authorization, destructive targeting).
     spec.precheck = [deps](const ToolCall& call) -> Status {
         const DispatchArguments d = dispatch_arguments(call.arguments);
-        YUZU_RETURN_IF_ERROR(
-            as_argument_error(deps.executions.tracker().check_dispatchable(d.spec)));
+        // The caller's reach first, so one who may act on no agent learns
+        // nothing about the instruction.
         auto targets =
             access::authorize_dispatch(deps.identity, deps.fleet, deps.executions, call.principal,
                                        d.spec.plugin, d.spec.action, d.selection);
-        return targets.ok() ? Status::Ok() : targets.status();
+        if (!targets.ok()) return targets.status();
+        return as_argument_error(deps.executions.tracker().check_dispatchable(d.spec));
     };
     spec.handler = [deps](const ToolCall& call) -> Result<json> {
         DispatchArguments d = dispatch_arguments(call.arguments);

@@ -41,7 +41,6 @@ ToolSpec write_tool(std::string name, std::string title, std::string description
     spec.description = std::move(description);
     spec.tier_key = key;
     spec.access = ToolAccess{key, AccessScope::kFleet, ""};
-    spec.access = ToolAccess{key, AccessScope::kFleet, ""};
     spec.annotations.read_only = false;
     spec.annotations.destructive = destructive;
     spec.annotations.idempotent = idempotent;

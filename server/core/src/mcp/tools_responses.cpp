@@ -90,7 +90,7 @@ ToolSpec query_responses_tool(const ExecutionToolDeps& deps) {
                             {"retry_after_ms", {{"type", "integer"}}}}},
                           {"required", {"rows", "result_truncated_by_cap", "ready"}}};
     spec.tier_key = kResponseRead;
-    spec.access = ToolAccess{kResponseRead, AccessScope::kAgents, "agent_id"};
+    spec.access = ToolAccess{kResponseRead, AccessScope::kAgents, ""};
     spec.handler = [deps](const ToolCall& call) -> Result<json> {
         const json& args = call.arguments;
         auto selection = select(deps, call);

@@ -10,6 +10,7 @@
 #include "execution_route_support.hpp"
 #include "route_registry.hpp"
 #include "yuzu/auth/identity.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
 #include "yuzu/fleet/agent_visibility.hpp"
@@ -60,7 +61,7 @@ std::optional<std::vector<execution::BundleStep>> steps_from_body(const json& bo
             }
             params = *p;
         }
-        s.params_json = params.dump(-1, ' ', false, json::error_handler_t::replace);
+        s.params_json = dump_json(params);
         steps.push_back(std::move(s));
     }
     return steps;

@@ -51,25 +51,6 @@ bool service_available(const WebContext& ctx, httplib::Response& res) {
     return false;
 }
 
-std::optional<std::string> query_param(const httplib::Request& req, const char* name) {
-    if (!req.has_param(name)) return std::nullopt;
-    return req.get_param_value(name);
-}
-
-// ?limit= within [1, max] (fallback when absent); writes 400 and answers -1
-// otherwise.
-int query_limit(const httplib::Request& req, httplib::Response& res, int fallback, int max) {
-    auto raw = query_param(req, "limit");
-    if (!raw) return fallback;
-    int v = 0;
-    auto [ptr, ec] = std::from_chars(raw->data(), raw->data() + raw->size(), v);
-    if (raw->empty() || ec != std::errc() || ptr != raw->data() + raw->size() || v < 1 || v > max) {
-        http::write_error(res, 400, "limit must be an integer from 1 to " + std::to_string(max));
-        return -1;
-    }
-    return v;
-}
-
 // ---- policies ---------------------------------------------------------------
 
 void list_policies(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,

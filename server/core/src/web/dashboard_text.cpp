@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "yuzu/common/json_parse.hpp"
+#include "yuzu/common/json_text.hpp"
 
 namespace yuzu::web {
 
@@ -57,7 +58,7 @@ std::string pretty_json(std::string_view text) {
     auto parsed = parse_json_or_discarded(text);
     if (parsed.is_discarded()) return std::string(text);
     // Keep UTF-8 as it is; a stray invalid byte becomes U+FFFD, never a throw.
-    return parsed.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    return dump_json(parsed, 2);
 }
 
 }  // namespace yuzu::web

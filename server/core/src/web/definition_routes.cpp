@@ -6,6 +6,7 @@
 
 #include "execution_route_support.hpp"
 #include "route_registry.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/execution/definition_store.hpp"
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
@@ -54,14 +55,14 @@ std::optional<execution::DefinitionSpec> spec_from_body(const json& body, httpli
             http::write_error(res, 400, "field 'parameter_schema' must be a JSON Schema object");
             return std::nullopt;
         }
-        spec.parameter_schema_json = it->dump(-1, ' ', false, json::error_handler_t::replace);
+        spec.parameter_schema_json = dump_json(*it);
     }
     if (auto it = body.find("result_columns"); it != body.end() && !it->is_null()) {
         if (!it->is_array()) {
             http::write_error(res, 400, "field 'result_columns' must be an array");
             return std::nullopt;
         }
-        spec.result_columns_json = it->dump(-1, ' ', false, json::error_handler_t::replace);
+        spec.result_columns_json = dump_json(*it);
     }
     if (Status st = jsonschema::check_parameter_schema(spec.parameter_schema_json); !st.ok()) {
         write_status(res, st);

@@ -27,6 +27,7 @@
 
 #include "execution_route_support.hpp"
 #include "route_registry.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/execution/event_bus.hpp"
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
@@ -94,7 +95,7 @@ std::string frame(const execution::ExecutionEvent& event, bool replayed) {
     }
     out += "event: ";
     out += execution::event_type_name(event.type);
-    out += "\ndata: " + data.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+    out += "\ndata: " + dump_json(data) + "\n\n";
     return out;
 }
 

@@ -42,12 +42,6 @@ Result<access::VisibleExecution> visible_execution(const WebContext& ctx,
                                                    auth::Permission what,
                                                    const std::string& execution_id);
 
-std::optional<std::string> query_param(const httplib::Request& req, const char* name);
-// ?limit= within 1..max (fallback when absent); writes 400 and answers -1
-// when malformed.
-int64_t query_limit(const httplib::Request& req, httplib::Response& res, int64_t fallback,
-                    int64_t max);
-
 std::string lower_ascii(std::string text);
 
 }  // namespace yuzu::web

@@ -12,6 +12,7 @@
 #include "route_registry.hpp"
 #include "yuzu/access/dispatch_gate.hpp"
 #include "yuzu/auth/identity.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
 
@@ -80,13 +81,13 @@ void dispatch_execution(const WebContext& ctx, const httplib::Request& req, http
     execution::DispatchSpec spec;
     spec.plugin = plugin;
     spec.action = action;
-    spec.params_json = params.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (Status st = executions_of(ctx).tracker().check_dispatchable(spec); !st.ok()) {
-        return refuse(st);
-    }
+    spec.params_json = dump_json(params);
     auto targets = access::authorize_dispatch(ctx.identity, *ctx.fleet, executions_of(ctx), who,
                                               plugin, action, *selection);
     if (!targets.ok()) return refuse(targets.status());
+    if (Status st = executions_of(ctx).tracker().check_dispatchable(spec); !st.ok()) {
+        return refuse(st);
+    }
     spec.agent_ids = targets->agent_ids;
     spec.dispatched_by = who.username;
     spec.scope_expression = targets->scope_expression;

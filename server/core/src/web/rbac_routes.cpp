@@ -35,8 +35,8 @@ void check(const WebContext& ctx, const httplib::Request& req, httplib::Response
     }
     auto answer = access::answer_permission(ctx.identity.authorizer(), who, *p, agent_id);
     if (!answer.ok()) {
-        audit_request(ctx, req, res, &who, "rbac.check", "permission", permission, "error",
-                      answer.status().message());
+        audit_request(ctx, req, res, &who, "rbac.check", "permission", permission,
+                      audit_result_for(answer.status()), answer.status().message());
         write_status(res, answer.status());
         return;
     }

@@ -56,6 +56,12 @@ bool permitted(const WebContext& ctx, const httplib::Request& req, httplib::Resp
 // The audit result word for a Status: success, denied (403/401) or failure.
 std::string audit_result_for(const Status& status);
 
+std::optional<std::string> query_param(const httplib::Request& req, const char* name);
+// ?limit= within 1..max (fallback when absent); writes 400 and answers -1
+// when malformed.
+int64_t query_limit(const httplib::Request& req, httplib::Response& res, int64_t fallback,
+                    int64_t max);
+
 // authed() for handlers written as fn(ctx, req, res, principal).
 template <typename Fn>
 http::Handler with_principal(const WebContext& ctx, Fn fn) {

@@ -86,6 +86,24 @@ bool permitted(const WebContext& ctx, const httplib::Request& req, httplib::Resp
     return false;
 }
 
+std::optional<std::string> query_param(const httplib::Request& req, const char* name) {
+    if (!req.has_param(name)) return std::nullopt;
+    return req.get_param_value(name);
+}
+
+int64_t query_limit(const httplib::Request& req, httplib::Response& res, int64_t fallback,
+                    int64_t max) {
+    if (!req.has_param("limit")) return fallback;
+    const std::string raw = req.get_param_value("limit");
+    char* end = nullptr;
+    const long long v = std::strtoll(raw.c_str(), &end, 10);
+    if (raw.empty() || *end != '\0' || v < 1 || v > max) {
+        http::write_error(res, 400, "limit must be an integer from 1 to " + std::to_string(max));
+        return -1;
+    }
+    return v;
+}
+
 std::string audit_result_for(const Status& status) {
     return std::string(yuzu::audit_result_for(status.code()));
 }

@@ -65,9 +65,10 @@ struct ToolCall {
     const nlohmann::json& arguments;  // schema-validated; a top-level approval_id removed
     const std::string& correlation_id;
     const std::string& source_ip;
-    // kAgents tools: the agents on which the caller holds the permission
-    // (nullopt = fleet-wide). Empty optional-of-set for other scopes.
-    std::optional<std::set<std::string>> view = std::nullopt;
+    // kAgents / kView tools: the agents on which the caller holds the
+    // permission (nullopt = fleet-wide), filled by the access step. Until then,
+    // and for every other scope, it is the empty set: no agent.
+    std::optional<std::set<std::string>> view = std::set<std::string>{};
 };
 
 // A handler failure that carries a remediation for the client. A plain
@@ -111,11 +112,14 @@ struct ToolSpec {
     // tier policy and the approval decision read. A tool without one is
     // refused at call time (fail closed).
     std::optional<auth::Permission> tier_key;
-    // RBAC: the permission and where it applies. Required: the catalogue
-    // refuses a tool without one.
+    // RBAC: the permission and where it applies. A tool without one is
+    // refused at call time (fail closed).
     std::optional<ToolAccess> access;
     // Empty = the arguments need no check beyond the inputSchema.
     ToolPrecheck precheck;
+    // What the call's final audit row adds to its detail (e.g. the filter of
+    // an audit-log read); empty = nothing.
+    std::function<std::string(const ToolCall&)> describe;
     // Approval-gated recalls only; empty = no precondition beyond the ticket.
     ToolPrecondition precondition;
     // Exactly one of these is set: `handler` (structured result, wrapped by
