@@ -1,26 +1,13 @@
 // docs/mcp-server.md prints the one Status table; this keeps the two equal.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "support/doc_block.hpp"
 #include "yuzu/common/status.hpp"
 
 namespace yuzu {
 namespace {
-
-std::string doc_block(const std::string& marker) {
-    std::ifstream in(std::string(YUZU_SOURCE_DIR) + "/docs/mcp-server.md");
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string all = text.str();
-    const size_t begin = all.find("<!-- " + marker + ":begin");
-    const size_t end = all.find("<!-- " + marker + ":end -->");
-    if (begin == std::string::npos || end == std::string::npos) return "";
-    const size_t body = all.find('\n', begin) + 1;
-    return all.substr(body, end - body);
-}
 
 TEST(StatusTableDoc, MatchesTheCode) {
     std::string expected =
@@ -31,7 +18,7 @@ TEST(StatusTableDoc, MatchesTheCode) {
                     std::to_string(jsonrpc_code_for(code)) + " | " +
                     std::string(audit_result_for(code)) + " |\n";
     }
-    EXPECT_EQ(doc_block("status-table"), expected);
+    EXPECT_EQ(testing::doc_block("mcp-server.md", "status-table"), expected);
 }
 
 TEST(StatusTable, DenialsAreTheCallersAuthorityAndErrorsTheServers) {

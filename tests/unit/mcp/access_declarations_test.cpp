@@ -6,10 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "execution_tools_fixture.hpp"
+#include "support/doc_block.hpp"
 #include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 
@@ -170,15 +169,8 @@ namespace yuzu::mcp::testing {
 namespace {
 
 TEST(AccessScopeDoc, MatchesTheCode) {
-    std::ifstream in(std::string(YUZU_SOURCE_DIR) + "/docs/mcp-server.md");
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string all = text.str();
-    const size_t begin = all.find("<!-- access-scopes:begin");
-    const size_t end = all.find("<!-- access-scopes:end -->");
-    ASSERT_NE(begin, std::string::npos);
-    ASSERT_NE(end, std::string::npos);
-    const std::string block = all.substr(begin, end - begin);
+    const std::string block = ::yuzu::testing::doc_block("mcp-server.md", "access-scopes");
+    ASSERT_FALSE(block.empty());
     size_t rows = 0;
     for (AccessScope scope : {AccessScope::kFleet, AccessScope::kAgents, AccessScope::kView,
                               AccessScope::kGroup, AccessScope::kSelf}) {
@@ -187,7 +179,7 @@ TEST(AccessScopeDoc, MatchesTheCode) {
                   std::string::npos);
         ++rows;
     }
-    EXPECT_EQ(static_cast<size_t>(std::count(block.begin(), block.end(), '\n')), rows + 3);
+    EXPECT_EQ(static_cast<size_t>(std::count(block.begin(), block.end(), '\n')), rows + 2);
 }
 
 TEST_F(AccessDeclarationsTest, ToolsListShowsOnlyWhatTheTierCanReachAndMarksApproval) {

@@ -5,10 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "execution_tools_fixture.hpp"
+#include "support/doc_block.hpp"
 #include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/auth/management_group.hpp"
 #include "yuzu/auth/roles.hpp"
@@ -51,18 +50,6 @@ class FullCatalogueTest : public ExecutionToolsTest {
     Catalogues full;
 };
 
-std::string doc_block(const std::string& marker) {
-    std::ifstream in(std::string(YUZU_SOURCE_DIR) + "/docs/mcp-server.md");
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string all = text.str();
-    const size_t begin = all.find("<!-- " + marker + ":begin");
-    const size_t end = all.find("<!-- " + marker + ":end -->");
-    if (begin == std::string::npos || end == std::string::npos) return "";
-    const size_t body = all.find('\n', begin) + 1;
-    return all.substr(body, end - body);
-}
-
 TEST_F(FullCatalogueTest, EveryToolDeclaresAccessAndTheDocTableIsTheDeclarations) {
     std::string table =
         "| tool | tier key | permission | scope | target |\n| --- | --- | --- | --- | --- |\n";
@@ -91,7 +78,7 @@ TEST_F(FullCatalogueTest, EveryToolDeclaresAccessAndTheDocTableIsTheDeclarations
                  std::string(access_scope_name(tool.access->scope)) + " | " +
                  (tool.access->target.empty() ? "" : "`" + tool.access->target + "`") + " |\n";
     }
-    EXPECT_EQ(doc_block("tool-access"), table);
+    EXPECT_EQ(::yuzu::testing::doc_block("mcp-server.md", "tool-access"), table);
 }
 
 TEST_F(FullCatalogueTest, AnItServiceOwnerAssignsRolesOnItsGroupOnly) {
