@@ -73,7 +73,7 @@ TEST_F(AccessDeclarationsTest, ParamsThatCanNeverRunAreRefusedBeforeATicketIsMin
     EXPECT_EQ(disabled.error->code, kInvalidParams) << disabled.error->message;
     EXPECT_EQ(tickets(), 0u);
     // The one-cid pattern: the answer's correlation id is in the audit row.
-    const auto& last = audit_log.events().back();
+    const audit::AuditEvent last = audit_log.events().back();
     EXPECT_EQ(last.result, audit::AuditResult::kFailure);
     EXPECT_NE(last.detail.find("correlation_id=" +
                                disabled.error->data["correlation_id"].get<std::string>()),
@@ -155,7 +155,7 @@ TEST_F(AccessDeclarationsTest, AThrowingHandlerAnswersInternalErrorWithAnErrorRo
         EXPECT_TRUE(out.error->data.contains("correlation_id"));
         EXPECT_TRUE(out.error->data.contains("remediation"));
         EXPECT_EQ(out.audit_result, "error");
-        const auto& row = audit_log.events().back();
+        const audit::AuditEvent row = audit_log.events().back();
         EXPECT_EQ(row.action, std::string("mcp.") + name);
         EXPECT_EQ(row.result, audit::AuditResult::kError);
         EXPECT_EQ(row.detail.find("kaboom"), std::string::npos) << "internals stay in the log";
