@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "support/temp_dir.hpp"
+#include "route_test.hpp"
 #include "web/route_registry.hpp"
 #include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/audit/memory_audit_log.hpp"
@@ -24,49 +24,16 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kPassword[] = "approval-routes-test-password";
-
-class ApprovalRoutes : public ::testing::Test {
+class ApprovalRoutes : public testing::RouteTest {
   protected:
     void SetUp() override {
-        auth::IdentityOptions options;
-        options.data_dir = dir_.str();
-        options.bootstrap_password_value = kPassword;
-        options.user_options.password_log_n = 10;
-        auto identity = auth::Identity::open(options, clock_);
-        ASSERT_TRUE(identity.ok()) << identity.status().to_string();
-        identity_ = std::move(identity).value();
-        resolver_ = std::make_unique<http::IdentityResolver>(*identity_);
+        open_identity();
+        ASSERT_TRUE(ctx_);
         auto approvals = approval::ApprovalManager::open(":memory:", clock_);
         ASSERT_TRUE(approvals.ok()) << approvals.status().to_string();
         approvals_ = std::move(approvals).value();
-        ctx_ = std::make_unique<WebContext>(WebContext{*identity_, audit_, *resolver_, clock_});
         ctx_->approvals = approvals_.get();
-
-        http::ServerOptions so;
-        so.name = "approval-routes-test";
-        so.host = "127.0.0.1";
-        so.port = 0;
-        so.worker_threads = 2;
-        auto server = http::HttpServer::create(so, metrics_);
-        ASSERT_TRUE(server.ok()) << server.status().to_string();
-        server_ = std::move(server).value();
-        register_approval_routes(*server_, *ctx_);
-        ASSERT_TRUE(server_->bind().ok());
-        serving_ = std::thread([this] { server_->serve(); });
-        client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
-    }
-
-    void TearDown() override {
-        if (server_) server_->stop();
-        if (serving_.joinable()) serving_.join();
-    }
-
-    auth::NewSession sign_in(const std::string& username, const std::vector<std::string>& roles) {
-        EXPECT_TRUE(identity_->users().create_user(username, kPassword, roles).ok());
-        auto s = identity_->sessions().create(username, "127.0.0.1", "approval-routes-test");
-        EXPECT_TRUE(s.ok());
-        return s.ok() ? *s : auth::NewSession{};
+        serve(register_approval_routes);
     }
 
     // An active TOTP factor for username, activated with the current code.
@@ -76,13 +43,6 @@ class ApprovalRoutes : public ::testing::Test {
         auto key = auth::base32_decode(enrolled->secret_base32);
         ASSERT_TRUE(key.ok());
         ASSERT_TRUE(identity_->mfa().activate(username, auth::totp_at(*key, clock_.now_s())).ok());
-    }
-
-    static httplib::Headers cookie(const auth::NewSession& s, bool csrf = true) {
-        httplib::Headers h{
-            {"Cookie", "yuzu_session=" + s.cookie_secret + "; yuzu_csrf=" + s.csrf_token}};
-        if (csrf) h.emplace("X-CSRF-Token", s.csrf_token);
-        return h;
     }
 
     std::string mint(const std::string& submitter) {
@@ -105,17 +65,7 @@ class ApprovalRoutes : public ::testing::Test {
         return json::parse(res->body)["error"]["message"];
     }
 
-    ManualClock clock_{1'800'000'000'000};
-    testing::TempDir dir_;
-    audit::MemoryAuditLog audit_{clock_};
-    metrics::Registry metrics_;
-    std::unique_ptr<auth::Identity> identity_;
-    std::unique_ptr<http::IdentityResolver> resolver_;
     std::unique_ptr<approval::ApprovalManager> approvals_;
-    std::unique_ptr<WebContext> ctx_;
-    std::unique_ptr<http::HttpServer> server_;
-    std::thread serving_;
-    std::unique_ptr<httplib::Client> client_;
 };
 
 TEST_F(ApprovalRoutes, EachAssuranceStepHasItsOwnReason) {

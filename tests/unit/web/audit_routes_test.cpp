@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "support/temp_dir.hpp"
+#include "route_test.hpp"
 #include "web/route_registry.hpp"
 #include "yuzu/audit/memory_audit_log.hpp"
 #include "yuzu/auth/identity.hpp"
@@ -25,33 +25,12 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kPassword[] = "audit-routes-test-password";
-
-class AuditRoutes : public ::testing::Test {
+class AuditRoutes : public testing::RouteTest {
   protected:
     void SetUp() override {
-        auth::IdentityOptions options;
-        options.data_dir = dir_.str();
-        options.bootstrap_password_value = kPassword;
-        options.user_options.password_log_n = 10;
-        auto identity = auth::Identity::open(options, clock_);
-        ASSERT_TRUE(identity.ok()) << identity.status().to_string();
-        identity_ = std::move(identity).value();
-        resolver_ = std::make_unique<http::IdentityResolver>(*identity_);
-        ctx_ = std::make_unique<WebContext>(WebContext{*identity_, audit_, *resolver_, clock_});
-
-        http::ServerOptions so;
-        so.name = "audit-routes-test";
-        so.host = "127.0.0.1";
-        so.port = 0;
-        so.worker_threads = 2;
-        auto server = http::HttpServer::create(so, metrics_);
-        ASSERT_TRUE(server.ok()) << server.status().to_string();
-        server_ = std::move(server).value();
-        register_audit_routes(*server_, *ctx_);
-        ASSERT_TRUE(server_->bind().ok());
-        serving_ = std::thread([this] { server_->serve(); });
-        client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+        open_identity();
+        ASSERT_TRUE(ctx_);
+        serve(register_audit_routes);
 
         // Something to read: two failed logins by bob and one success.
         for (const char* result : {"failure", "failure", "success"}) {
@@ -65,17 +44,9 @@ class AuditRoutes : public ::testing::Test {
         }
     }
 
-    void TearDown() override {
-        if (server_) server_->stop();
-        if (serving_.joinable()) serving_.join();
-    }
-
+    // A signed-in user's cookies (reads: no CSRF header).
     httplib::Headers sign_in(const std::string& username, const std::vector<std::string>& roles) {
-        EXPECT_TRUE(identity_->users().create_user(username, kPassword, roles).ok());
-        auto s = identity_->sessions().create(username, "127.0.0.1", "audit-routes-test");
-        EXPECT_TRUE(s.ok());
-        if (!s.ok()) return {};
-        return {{"Cookie", "yuzu_session=" + s->cookie_secret + "; yuzu_csrf=" + s->csrf_token}};
+        return cookie(RouteTest::sign_in(username, roles), false);
     }
 
     std::vector<audit::AuditEvent> read_rows() const {
@@ -85,17 +56,6 @@ class AuditRoutes : public ::testing::Test {
         }
         return out;
     }
-
-    ManualClock clock_{1'800'000'000'000};
-    testing::TempDir dir_;
-    audit::MemoryAuditLog audit_{clock_};
-    metrics::Registry metrics_;
-    std::unique_ptr<auth::Identity> identity_;
-    std::unique_ptr<http::IdentityResolver> resolver_;
-    std::unique_ptr<WebContext> ctx_;
-    std::unique_ptr<http::HttpServer> server_;
-    std::thread serving_;
-    std::unique_ptr<httplib::Client> client_;
 };
 
 TEST_F(AuditRoutes, AReadLeavesOneAuditReadRowNamingItsFilterAfterThePage) {

@@ -9,7 +9,7 @@
 #include <memory>
 #include <thread>
 
-#include "support/temp_dir.hpp"
+#include "route_test.hpp"
 #include "web/dashboard_page.hpp"
 #include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/audit/memory_audit_log.hpp"
@@ -26,55 +26,23 @@
 namespace yuzu::web {
 namespace {
 
-constexpr char kPassword[] = "dashboard-test-password";
-
-class DashboardRoutes : public ::testing::Test {
+class DashboardRoutes : public testing::RouteTest {
   protected:
+    DashboardRoutes() : RouteTest(SystemClock::instance()) {}
+
     void SetUp() override {
-        auth::IdentityOptions options;
-        options.data_dir = dir_.str();
-        options.bootstrap_password_value = kPassword;
-        options.user_options.password_log_n = 10;
-        auto identity = auth::Identity::open(options, SystemClock::instance());
-        ASSERT_TRUE(identity.ok()) << identity.status().to_string();
-        identity_ = std::move(identity).value();
-        resolver_ = std::make_unique<http::IdentityResolver>(*identity_);
+        open_identity();
+        ASSERT_TRUE(ctx_);
         auto approvals = approval::ApprovalManager::open(":memory:", SystemClock::instance());
         ASSERT_TRUE(approvals.ok()) << approvals.status().to_string();
         approvals_ = std::move(approvals).value();
-        ctx_ = std::make_unique<WebContext>(
-            WebContext{*identity_, audit_, *resolver_, SystemClock::instance()});
         ctx_->approvals = approvals_.get();
-
-        http::ServerOptions so;
-        so.name = "dashboard-test";
-        so.host = "127.0.0.1";
-        so.port = 0;
-        so.worker_threads = 2;
-        auto server = http::HttpServer::create(so, metrics_);
-        ASSERT_TRUE(server.ok()) << server.status().to_string();
-        server_ = std::move(server).value();
-        register_dashboard_routes(*server_, *ctx_);
-        ASSERT_TRUE(server_->bind().ok());
-        serving_ = std::thread([this] { server_->serve(); });
-        client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+        serve(register_dashboard_routes);
     }
 
-    void TearDown() override {
-        if (server_) server_->stop();
-        if (serving_.joinable()) serving_.join();
-    }
-
-    // A user with `roles` and a live web session for them.
-    auth::NewSession sign_in(const std::string& username, const std::vector<std::string>& roles) {
-        EXPECT_TRUE(identity_->users().create_user(username, kPassword, roles).ok());
-        auto s = identity_->sessions().create(username, "127.0.0.1", "dashboard-test");
-        EXPECT_TRUE(s.ok());
-        return s.ok() ? *s : auth::NewSession{};
-    }
-
+    // The session's cookies alone (pages are reads: no CSRF header).
     static httplib::Headers cookie(const auth::NewSession& s) {
-        return {{"Cookie", "yuzu_session=" + s.cookie_secret + "; yuzu_csrf=" + s.csrf_token}};
+        return RouteTest::cookie(s, false);
     }
 
     std::string mint(const std::string& submitter, const std::string& args) {
@@ -95,16 +63,7 @@ class DashboardRoutes : public ::testing::Test {
         EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store") << what;
     }
 
-    testing::TempDir dir_;
-    audit::MemoryAuditLog audit_;
-    metrics::Registry metrics_;
-    std::unique_ptr<auth::Identity> identity_;
-    std::unique_ptr<http::IdentityResolver> resolver_;
     std::unique_ptr<approval::ApprovalManager> approvals_;
-    std::unique_ptr<WebContext> ctx_;
-    std::unique_ptr<http::HttpServer> server_;
-    std::thread serving_;
-    std::unique_ptr<httplib::Client> client_;
 };
 
 TEST_F(DashboardRoutes, EveryResponseCarriesTheSecurityHeaders) {
@@ -174,7 +133,9 @@ TEST_F(DashboardRoutes, SignedInUsersAreSentOnFromRootAndSignIn) {
 }
 
 TEST_F(DashboardRoutes, ATokenDoesNotOpenThePages) {
-    ASSERT_TRUE(identity_->users().create_user("scripted", kPassword, {"Administrator"}).ok());
+    ASSERT_TRUE(identity_->users()
+                    .create_user("scripted", testing::kRouteTestPassword, {"Administrator"})
+                    .ok());
     auto token = identity_->tokens().create("scripted", "t", "", 0);
     ASSERT_TRUE(token.ok()) << token.status().to_string();
     auto res = client_->Get("/approvals", {{"Authorization", "Bearer " + token->secret}});
