@@ -22,29 +22,6 @@ using std::chrono::steady_clock;
 // Reads poll in slices this long so a server stop is noticed promptly.
 constexpr milliseconds kStopCheckSlice{100};
 
-const char* reason_phrase(int status) {
-    switch (status) {
-        case 400:
-            return "Bad Request";
-        case 408:
-            return "Request Timeout";
-        case 411:
-            return "Length Required";
-        case 413:
-            return "Payload Too Large";
-        case 429:
-            return "Too Many Requests";
-        case 431:
-            return "Request Header Fields Too Large";
-        case 501:
-            return "Not Implemented";
-        case 503:
-            return "Service Unavailable";
-        default:
-            return "Error";
-    }
-}
-
 std::string json_escape(const char* text) {
     std::string out;
     for (const char* p = text; *p; ++p) {
@@ -55,6 +32,39 @@ std::string json_escape(const char* text) {
 }
 
 }  // namespace
+
+const char* reason_phrase(int status) {
+    switch (status) {
+        case 200:
+            return "OK";
+        case 204:
+            return "No Content";
+        case 400:
+            return "Bad Request";
+        case 401:
+            return "Unauthorized";
+        case 404:
+            return "Not Found";
+        case 408:
+            return "Request Timeout";
+        case 411:
+            return "Length Required";
+        case 413:
+            return "Payload Too Large";
+        case 429:
+            return "Too Many Requests";
+        case 431:
+            return "Request Header Fields Too Large";
+        case 500:
+            return "Internal Server Error";
+        case 501:
+            return "Not Implemented";
+        case 503:
+            return "Service Unavailable";
+        default:
+            return "Error";
+    }
+}
 
 size_t chunked_framing_allowance(size_t max_body) {
     return std::max<size_t>(size_t{64} * 1024, max_body / 8);
@@ -196,6 +206,7 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
 }
 
 ssize_t ConnectionStream::write(const char* ptr, size_t size) {
+    if (discard_writes_) return static_cast<ssize_t>(size);
     const SteadyTime deadline = steady_clock::now() + limits_.write;
     size_t done = 0;
     while (done < size) {

@@ -17,9 +17,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 namespace yuzu::http {
+
+class DeferredAnswer;
 
 using SteadyTime = std::chrono::steady_clock::time_point;
 
@@ -52,6 +55,12 @@ struct Connection {
     bool header_complete = false;  // `buffered` holds a whole header block
     bool lingering = false;        // refused; draining before the close
     bool holds_body_slot = false;  // served while its body was still arriving
+    // A handler deferred its answer (see deferred_answer.hpp): the worker
+    // hands the connection to it instead of back to the poller.
+    std::shared_ptr<DeferredAnswer> deferred;
+    // A deferred answer, formatted and waiting for a worker to write it.
+    std::string pending_reply;
+    bool close_after_reply = false;
 
     size_t pending() const { return buffered.size() - buffered_offset; }
 };
@@ -78,6 +87,9 @@ class ConnectionStream final : public httplib::Stream {
     bool in_body() const { return phase_ == Phase::kBody; }
     // Decrypted or received bytes already waiting for the next request.
     bool has_pending() const;
+    // From now on writes are dropped (reported as written): the handler
+    // deferred its answer, which is written later in its own bytes.
+    void discard_writes() { discard_writes_ = true; }
 
     bool is_readable() const override;
     bool is_writable() const override;
@@ -102,11 +114,15 @@ class ConnectionStream final : public httplib::Stream {
     size_t phase_bytes_ = 0;
     size_t header_lines_ = 0;
     LimitHit hit_ = LimitHit::kNone;
+    bool discard_writes_ = false;
 };
 
 // The numeric address and port of a socket's peer (or, with peer = false,
 // its own end); empty and 0 when the socket has none.
 void socket_address(int fd, bool peer, std::string& ip, int& port);
+
+// The reason phrase of a status line ("Error" for one not listed).
+const char* reason_phrase(int status);
 
 // Sends a complete minimal response (status line, Content-Type JSON body,
 // Connection: close, optional Retry-After) on a non-blocking socket without

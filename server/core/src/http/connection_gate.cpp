@@ -67,7 +67,9 @@ ConnectionGate::ConnectionGate(GateOptions options, Serve serve, metrics::Regist
                       .Help("Client connections open on a listener, waiting or being served.")
                       .Register(registry)
                       .Add({{"listener", options_.listener}})),
-      max_body_readers_(std::max(1, options_.workers - std::max(2, options_.workers / 4))) {}
+      max_body_readers_(std::max(1, options_.workers - std::max(2, options_.workers / 4))) {
+    hub_->gate = this;
+}
 
 ConnectionGate::~ConnectionGate() {
     shutdown();
@@ -96,7 +98,18 @@ void ConnectionGate::shutdown() {
     if (draining_.exchange(true)) return;
     if (!started_) {
         stopping_.store(true);
+        std::lock_guard<std::mutex> hub_lock(hub_->mu);
+        hub_->gate = nullptr;
         return;
+    }
+    // Connections held by deferred answers are closed now: their owners
+    // (long-polls, mostly) would otherwise keep them past the drain.
+    {
+        std::lock_guard<std::mutex> hub_lock(hub_->mu);
+        hub_->closing = true;
+        std::vector<DeferredAnswer*> holding;
+        for (const auto& [fd, answer] : hub_->holding) holding.push_back(answer);
+        for (DeferredAnswer* answer : holding) close_connection(answer->release_locked());
     }
     // Drain: the poller closes idle connections at once and gives requests
     // already arriving a short grace to complete; then reads stop waiting
@@ -111,6 +124,16 @@ void ConnectionGate::shutdown() {
     }
     queue_cv_.notify_all();
     for (auto& t : workers_) t.join();
+    {
+        // A reply resumed after the last worker left is closed unsent.
+        std::lock_guard<std::mutex> hub_lock(hub_->mu);
+        hub_->gate = nullptr;
+        std::lock_guard<std::mutex> queue_lock(queue_mu_);
+        while (!queue_.empty()) {
+            close_connection(std::move(queue_.front()));
+            queue_.pop_front();
+        }
+    }
     ::close(wake_fd_);
     ::close(epoll_fd_);
 }
@@ -476,6 +499,7 @@ bool ConnectionGate::poll_once() {
             (void)!::read(wake_fd_, &drained, sizeof drained);
             continue;
         }
+        if (waiting_.count(fd) == 0 && on_held_event(fd)) continue;
         on_readable(fd);
     }
     std::vector<std::unique_ptr<Connection>> arrived;
@@ -512,6 +536,47 @@ void ConnectionGate::worker_loop() noexcept {
     }
 }
 
+void ConnectionGate::watch_held(int fd) {
+    // Hang-ups only: a byte the client sends early stays unread until the
+    // answer is out and the connection waits in the poller again.
+    epoll_event ev{};
+    ev.events = EPOLLRDHUP | EPOLLONESHOT;
+    ev.data.fd = fd;
+    if (epoll_fd_ >= 0) (void)::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+}
+
+void ConnectionGate::unwatch_held(int fd) {
+    if (epoll_fd_ >= 0) (void)::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+}
+
+bool ConnectionGate::on_held_event(int fd) {
+    std::function<void()> tell_owner;
+    {
+        std::lock_guard<std::mutex> lock(hub_->mu);
+        auto it = hub_->holding.find(fd);
+        if (it == hub_->holding.end()) return false;
+        unwatch_held(fd);
+        tell_owner = it->second->client_gone_locked();
+    }
+    if (tell_owner) tell_owner();
+    return true;
+}
+
+void ConnectionGate::resume(std::unique_ptr<Connection> conn) {
+    {
+        std::lock_guard<std::mutex> lock(queue_mu_);
+        queue_.push_back(std::move(conn));
+    }
+    queue_cv_.notify_one();
+}
+
+bool ConnectionGate::write_pending_reply(Connection& conn) {
+    ConnectionStream stream(conn, options_.limits, stopping_);
+    const std::string reply = std::move(conn.pending_reply);
+    conn.pending_reply.clear();
+    return stream.write(reply.data(), reply.size()) == static_cast<ssize_t>(reply.size());
+}
+
 bool ConnectionGate::serve_next() {
     std::unique_ptr<Connection> conn;
     {
@@ -521,6 +586,15 @@ bool ConnectionGate::serve_next() {
         conn = std::move(queue_.front());
         queue_.pop_front();
     }
+    if (!conn->pending_reply.empty()) {
+        const bool written = write_pending_reply(*conn);
+        if (written && !conn->close_after_reply && !draining_.load()) {
+            park(std::move(conn));
+        } else {
+            close_connection(std::move(conn));
+        }
+        return true;
+    }
     // Queued requests are complete ones: they are served even while the
     // server stops (each closing its connection afterwards). cpp-httplib
     // catches handler exceptions itself; a throw past it is logged and
@@ -528,6 +602,11 @@ bool ConnectionGate::serve_next() {
     AfterServe after = AfterServe::kClose;
     if (run_guarded(worker_thread_, [this, &conn, &after] { after = serve_(*conn); })) {
         release_body_slot(*conn);
+    }
+    if (after == AfterServe::kDeferred && conn->deferred) {
+        std::shared_ptr<DeferredAnswer> answer = std::move(conn->deferred);
+        answer->adopt(std::move(conn));
+        return true;
     }
     const bool draining = draining_.load();
     if (!draining && after == AfterServe::kKeepAlive) {

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "http/connection.hpp"
+#include "http/deferred_answer.hpp"
 
 namespace yuzu::metrics {
 class Registry;
@@ -68,6 +69,8 @@ class ConnectionGate {
         kLinger,     // a refusal was sent with the body unread: the gate
                      // discards what still arrives for a moment, then
                      // closes, so the client can read the answer
+        kDeferred,   // the handler answers later: the connection goes to
+                     // its DeferredAnswer (connection.deferred)
     };
     // Serves requests on a connection handed to a worker.
     using Serve = std::function<AfterServe(Connection&)>;
@@ -97,6 +100,21 @@ class ConnectionGate {
     // been read, or it is closing). Idempotent; any thread.
     void release_body_slot(Connection& conn);
 
+    // Deferred answers (deferred_answer.hpp) share this hub with the gate.
+    const std::shared_ptr<DeferredHub>& hub() const { return hub_; }
+    // A connection whose deferred reply is ready (conn->pending_reply): a
+    // worker writes it, then keeps the connection alive or closes it. Never
+    // refused for a full queue: the connection was admitted already. Any
+    // thread; the caller holds hub()->mu.
+    void resume(std::unique_ptr<Connection> conn);
+    // Closes a connection and gives back its admission counts. Any thread.
+    void close_connection(std::unique_ptr<Connection> conn);
+    // A connection held by a deferred answer is watched for the client
+    // hanging up (and no longer, once the answer goes out). Any thread; the
+    // caller holds hub()->mu.
+    void watch_held(int fd);
+    void unwatch_held(int fd);
+
   private:
     struct Waiting;
 
@@ -109,6 +127,8 @@ class ConnectionGate {
     // Poller thread only.
     void watch(std::unique_ptr<Connection> conn);
     void on_readable(int fd);
+    // A held connection hung up; false when `fd` is not held.
+    bool on_held_event(int fd);
     void on_deadline(int fd);
     void unwatch(int fd, Waiting& w);
     void hand_off(std::unique_ptr<Connection> conn);
@@ -119,8 +139,9 @@ class ConnectionGate {
     void linger(std::unique_ptr<Connection> conn);
     void refuse(std::unique_ptr<Connection> conn, int status, const char* message,
                 const char* reason, int retry_after_s);
-    void close_connection(std::unique_ptr<Connection> conn);
     void wake_poller();
+    // A worker writes a deferred reply; false when the write failed.
+    bool write_pending_reply(Connection& conn);
 
     const GateOptions options_;
     const Serve serve_;
@@ -163,6 +184,8 @@ class ConnectionGate {
     std::condition_variable queue_cv_;
     std::deque<std::unique_ptr<Connection>> queue_;
     std::vector<std::thread> workers_;
+
+    const std::shared_ptr<DeferredHub> hub_ = std::make_shared<DeferredHub>();
 };
 
 }  // namespace yuzu::http

@@ -21,6 +21,7 @@
 
 #include "http/connection.hpp"
 #include "http/connection_gate.hpp"
+#include "http/deferred_answer.hpp"
 #include "http/request_scan.hpp"
 
 namespace yuzu::http {
@@ -32,6 +33,8 @@ struct CurrentRequest {
     ConnectionGate* gate = nullptr;
     Connection* conn = nullptr;
     bool close_after = false;  // a hook refused it with the body unread
+    // Set by defer_reply(): the handler answers later, through this.
+    std::shared_ptr<DeferredAnswer> deferred;
 
     // The body has been read (or never will be): its slot can go.
     void body_done() const {
@@ -106,7 +109,7 @@ class GatedServer final : public Base, public ConnectionServer {
             const bool last =
                 ++conn.requests_served >= limits_->keep_alive_max_count || gate_->draining();
             bool closed = false;
-            t_current = CurrentRequest{&stream, gate_, &conn, false};
+            t_current = CurrentRequest{&stream, gate_, &conn, false, nullptr};
             // Reset however process_request ends, so no hook on this thread
             // ever sees a stream that is gone.
             struct Reset {
@@ -114,7 +117,18 @@ class GatedServer final : public Base, public ConnectionServer {
             } reset;
             const bool ok = this->process_request(stream, last, closed, nullptr);
             const bool close_after = t_current.close_after;
+            std::shared_ptr<DeferredAnswer> deferred = std::move(t_current.deferred);
             gate_->release_body_slot(conn);
+            if (deferred) {
+                // A pipelined request behind a deferred one is not served:
+                // the connection closes after the deferred reply.
+                conn.close_after_reply = !ok || closed || last || close_after ||
+                                         stream.limit_hit() != LimitHit::kNone ||
+                                         stream.has_pending();
+                conn.header_complete = false;
+                conn.deferred = std::move(deferred);
+                return After::kDeferred;
+            }
             if (stream.limit_hit() == LimitHit::kBodyTooLarge || close_after) {
                 return After::kLinger;
             }

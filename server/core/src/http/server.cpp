@@ -384,48 +384,68 @@ void HttpServer::install_hooks() {
         });
 
     // Counted just before the response is written (the status is final
-    // then), so a client that has its answer also finds it counted.
+    // then), so a client that has its answer also finds it counted. A
+    // deferred answer is counted and logged when it is sent.
     s.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-        const std::string route =
-            !t_request.active || t_request.route.empty() ? "unmatched" : t_request.route;
+        if (t_current.deferred) return;
         requests_total_
             .Add({{"listener", options_.name},
-                  {"route", route},
+                  {"route", current_route()},
                   {"method", req.method},
                   {"status", std::to_string(res.status)}})
             .Increment();
     });
 
     s.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-        const std::string route =
-            !t_request.active || t_request.route.empty() ? "unmatched" : t_request.route;
-        double seconds = 0;
-        if (t_request.active) {
-            seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t_request.start)
-                    .count();
-        }
+        const std::string route = current_route();
+        const auto start = t_request.active ? t_request.start : std::chrono::steady_clock::now();
         t_request.active = false;
-        const auto listed = [&route](const std::vector<std::string>& routes) {
-            return std::find(routes.begin(), routes.end(), route) != routes.end();
-        };
-        if (listed(options_.long_poll_routes)) {
-            long_poll_seconds_
-                .Add({{"listener", options_.name}, {"route", route}}, long_poll_buckets())
-                .Observe(seconds);
-        } else {
-            request_seconds_
-                .Add({{"listener", options_.name}, {"route", route}, {"method", req.method}},
-                     metrics::Histogram::DefaultLatencyBuckets())
-                .Observe(seconds);
+        if (t_current.deferred) {
+            t_current.deferred->set_on_sent([this, route, start, method = req.method,
+                                             path = req.path, peer = req.remote_addr,
+                                             cid = correlation_id_of(res)](int status) {
+                requests_total_
+                    .Add({{"listener", options_.name},
+                          {"route", route},
+                          {"method", method},
+                          {"status", std::to_string(status)}})
+                    .Increment();
+                record_request(route, method, path, peer, cid, status, start);
+            });
+            return;
         }
-        // key=value words: the JSON log format lifts them into fields.
-        spdlog::log(listed(options_.debug_log_routes) ? spdlog::level::debug : spdlog::level::info,
-                    "http request correlation_id={} listener={} method={} path={} status={} "
-                    "route={} ms={:.2f} peer={}",
-                    correlation_id_of(res), options_.name, req.method, req.path, res.status, route,
-                    seconds * 1000.0, req.remote_addr);
+        record_request(route, req.method, req.path, req.remote_addr, correlation_id_of(res),
+                       res.status, start);
     });
+}
+
+std::string HttpServer::current_route() const {
+    return !t_request.active || t_request.route.empty() ? "unmatched" : t_request.route;
+}
+
+void HttpServer::record_request(const std::string& route, const std::string& method,
+                                const std::string& path, const std::string& peer,
+                                const std::string& correlation_id, int status,
+                                std::chrono::steady_clock::time_point start) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto listed = [&route](const std::vector<std::string>& routes) {
+        return std::find(routes.begin(), routes.end(), route) != routes.end();
+    };
+    if (listed(options_.long_poll_routes)) {
+        long_poll_seconds_.Add({{"listener", options_.name}, {"route", route}}, long_poll_buckets())
+            .Observe(seconds);
+    } else {
+        request_seconds_
+            .Add({{"listener", options_.name}, {"route", route}, {"method", method}},
+                 metrics::Histogram::DefaultLatencyBuckets())
+            .Observe(seconds);
+    }
+    // key=value words: the JSON log format lifts them into fields.
+    spdlog::log(listed(options_.debug_log_routes) ? spdlog::level::debug : spdlog::level::info,
+                "http request correlation_id={} listener={} method={} path={} status={} "
+                "route={} ms={:.2f} peer={}",
+                correlation_id, options_.name, method, path, status, route, seconds * 1000.0, peer);
 }
 
 Handler HttpServer::wrap(const std::string& method, const std::string& route, Handler handler) {

@@ -9,6 +9,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -113,6 +114,13 @@ class HttpServer {
                ConnectionServer* connections, metrics::Registry& metrics);
     void install_hooks();
     Handler wrap(const std::string& method, const std::string& route, Handler handler);
+    // The current request's route label ("unmatched" before routing).
+    std::string current_route() const;
+    // The request's latency metric and access-log line.
+    void record_request(const std::string& route, const std::string& method,
+                        const std::string& path, const std::string& peer,
+                        const std::string& correlation_id, int status,
+                        std::chrono::steady_clock::time_point start);
 
     ServerOptions options_;
     std::unique_ptr<httplib::Server> server_;
