@@ -64,7 +64,7 @@ class ExecutionFixture : public ::testing::Test {
 
     // What the agent's long-poll would receive right now.
     std::vector<fleet::AgentCommand> take(const std::string& agent_id) {
-        return fleet_->commands().wait_for_commands(agent_id, std::chrono::milliseconds(0));
+        return fleet_->commands().take(agent_id);
     }
 
     // Takes the agent's single queued command and answers it.

@@ -303,9 +303,44 @@ TEST_F(ExecutionTrackerTest, ResultsAreMatchedToTheAgentTheCommandWasSentTo) {
     ASSERT_TRUE(tracker().on_result(a_, forged).ok());
     EXPECT_EQ(tracker().on_result(a_, forged).code(), StatusCode::kFailedPrecondition);
     EXPECT_EQ(tracker().get(d->execution_id)->counts.responded, 1);
-    // The sink swallows the same refusals without throwing.
-    tracker().result_sink()(a_, forged);
+    // The sink answers the same refusals without throwing.
+    auto sunk = tracker().result_sink()({fleet::AgentResult{a_, forged}});
+    ASSERT_EQ(sunk.size(), 1u);
+    EXPECT_EQ(sunk[0].code(), StatusCode::kFailedPrecondition);
     EXPECT_EQ(tracker().get(d->execution_id)->counts.responded, 1);
+}
+
+TEST_F(ExecutionTrackerTest, ABatchIsOneCommitWithOneAnswerPerResult) {
+    auto d = tracker().dispatch(spec_for({a_, b_}));
+    ASSERT_TRUE(d.ok());
+    auto mine = executions_->events().subscribe(d->execution_id);
+    fleet::CommandResult ra;
+    ra.command_id = take(a_)[0].command_id;
+    ra.status = "success";
+    ra.output_json = "{}";
+    fleet::CommandResult rb = ra;
+    rb.command_id = take(b_)[0].command_id;
+    rb.status = "failure";
+    fleet::CommandResult forged = ra;
+    forged.command_id = "0123456789abcdef0123456789abcdef";
+    // b's own result, a duplicate of a's, and a forged one, in one batch.
+    auto statuses = tracker().on_results({{a_, ra}, {a_, forged}, {b_, rb}, {a_, ra}});
+    ASSERT_EQ(statuses.size(), 4u);
+    EXPECT_TRUE(statuses[0].ok());
+    EXPECT_EQ(statuses[1].code(), StatusCode::kNotFound);
+    EXPECT_TRUE(statuses[2].ok());
+    EXPECT_EQ(statuses[3].code(), StatusCode::kFailedPrecondition);
+    auto now = tracker().get(d->execution_id);
+    ASSERT_TRUE(now.ok());
+    EXPECT_EQ(now->counts.responded, 2);
+    EXPECT_EQ(now->status, "completed_with_errors");
+    // Two agent events and the completion, each carrying the counts as stored.
+    std::vector<ExecutionEvent> events;
+    while (auto e = mine.pop(milliseconds(0))) events.push_back(*e);
+    ASSERT_EQ(events.size(), 3u);
+    for (const auto& e : events) EXPECT_EQ(e.counts.responded, 2);
+    EXPECT_EQ(events[2].type, ExecutionEventType::kCompleted);
+    EXPECT_TRUE(tracker().on_results({}).empty());
 }
 
 TEST_F(ExecutionTrackerTest, MalformedResultsAreStoredSafely) {
@@ -363,19 +398,21 @@ TEST_F(ExecutionTrackerTest, EventsFollowCommitOrderWithCounts) {
 }
 
 TEST_F(ExecutionTrackerTest, TheRowExistsBeforeTheAgentCanSeeTheCommand) {
-    std::atomic<bool> checked{false};
+    // The ready listener runs the moment the command is queued: what an
+    // agent polling right then would find.
+    bool checked = false;
     std::string seen_state;
-    std::thread agent([&] {
-        auto commands = fleet_->commands().wait_for_commands(a_, milliseconds(5000));
+    fleet_->commands().set_ready_listener([&](const std::string& agent_id) {
+        auto commands = fleet_->commands().take(agent_id);
         if (commands.empty()) return;
         auto list = tracker().agent_states(commands[0].execution_id);
         if (list.ok() && !list->empty()) seen_state = (*list)[0].state;
         checked = true;
     });
     auto d = tracker().dispatch(spec_for({a_}));
-    agent.join();
+    fleet_->commands().set_ready_listener({});
     ASSERT_TRUE(d.ok());
-    EXPECT_TRUE(checked.load());
+    EXPECT_TRUE(checked);
     EXPECT_EQ(seen_state, "dispatched");
 }
 

@@ -72,9 +72,33 @@ TEST_F(AgentRegistryTest, TouchWritesAreBatchedButReadsAreCurrent) {
     EXPECT_EQ(stored_last_seen(fleet_->db_path(), a.agent_id), enrolled_at);
     // ... while reads see the touch.
     EXPECT_EQ(fleet_->registry().get(a.agent_id)->last_seen_ms, clock_.now_ms());
-    clock_.advance_ms(5'000);
-    fleet_->registry().touch(a.agent_id);
+    // The group commit (every second on its own thread, or now) writes it.
+    ASSERT_TRUE(fleet_->registry().flush().ok());
     EXPECT_EQ(stored_last_seen(fleet_->db_path(), a.agent_id), clock_.now_ms());
+}
+
+TEST_F(AgentRegistryTest, HeartbeatsAreGroupCommittedButReadsAreCurrent) {
+    auto a = enroll("web-01");
+    auto b = enroll("web-02");
+    clock_.advance_ms(2'000);
+    ASSERT_TRUE(fleet_->registry().record_heartbeat(a.agent_id, heartbeat("renamed-01")).ok());
+    ASSERT_TRUE(fleet_->registry().record_heartbeat(b.agent_id, heartbeat("renamed-02")).ok());
+    // Reads see both at once, whatever the store holds yet.
+    EXPECT_EQ(fleet_->registry().get(a.agent_id)->hostname, "renamed-01");
+    auto all = fleet_->registry().list();
+    ASSERT_TRUE(all.ok());
+    ASSERT_EQ(all->size(), 2u);
+    EXPECT_EQ((*all)[0].hostname.rfind("renamed-", 0), 0u);
+    EXPECT_EQ((*all)[1].hostname.rfind("renamed-", 0), 0u);
+    // One commit writes both; a reopened registry reads them from the store.
+    ASSERT_TRUE(fleet_->registry().flush().ok());
+    EXPECT_EQ(stored_last_seen(fleet_->db_path(), b.agent_id), clock_.now_ms());
+    reopen();
+    EXPECT_EQ(fleet_->registry().get(b.agent_id)->hostname, "renamed-02");
+    EXPECT_EQ(fleet_->registry()
+                  .record_heartbeat("0123456789abcdef0123456789abcdef", heartbeat("x"))
+                  .code(),
+              StatusCode::kNotFound);
 }
 
 TEST_F(AgentRegistryTest, SignOffIsOfflineUntilSeenAgain) {

@@ -119,7 +119,7 @@ class ExecutionToolsTest : public ::testing::Test {
     }
 
     std::vector<fleet::AgentCommand> take(const std::string& agent_id) {
-        return fleet_->commands().wait_for_commands(agent_id, std::chrono::milliseconds(0));
+        return fleet_->commands().take(agent_id);
     }
 
     // Answers every command queued for the agent with the same result.

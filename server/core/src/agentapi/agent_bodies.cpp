@@ -87,6 +87,29 @@ Result<Heartbeat> read_heartbeat_body(const json& body) {
     return beat;
 }
 
+Result<std::string> read_inventory_digest(const json& body) {
+    auto digest = body.find("sources_sha256");
+    if (digest == body.end() || digest->is_null()) return std::string();
+    const auto is_digest = [](const std::string& text) {
+        return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+                   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+               });
+    };
+    if (!digest->is_string() || !is_digest(digest->get_ref<const std::string&>())) {
+        return Status::InvalidArgument("field 'sources_sha256' must be 64 lowercase hex digits");
+    }
+    return digest->get<std::string>();
+}
+
+bool has_inventory_sources(const json& body) {
+    return body.contains("sources");
+}
+
+int64_t read_collected_at(const json& body) {
+    auto at = read_number(body, "collected_at");
+    return at && *at > 0 ? saturating_int64(*at) : 0;
+}
+
 Result<std::vector<InventoryItem>> read_inventory_body(const json& body,
                                                        const std::string& agent_id,
                                                        int64_t now_ms) {

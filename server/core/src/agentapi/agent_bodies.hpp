@@ -50,6 +50,16 @@ Result<Heartbeat> read_heartbeat_body(const nlohmann::json& body);
 Result<std::vector<InventoryItem>> read_inventory_body(const nlohmann::json& body,
                                                        const std::string& agent_id, int64_t now_ms);
 
+// POST /agent/v1/inventory's optional "sources_sha256" (the digest of the
+// report's sources): empty when absent; InvalidArgument unless it is 64
+// lowercase hex digits. With it and without "sources", the report only says
+// the sources are unchanged.
+Result<std::string> read_inventory_digest(const nlohmann::json& body);
+// Whether the inventory body carries "sources" at all.
+bool has_inventory_sources(const nlohmann::json& body);
+// The body's "collected_at" when it is a number > 0, else 0.
+int64_t read_collected_at(const nlohmann::json& body);
+
 // POST /agent/v1/results: command_id is non-empty and status is success,
 // failure, refused or timeout; output_json is the "output" value serialised
 // ("null" when absent); duration_ms stays 0 unless a number >= 0 is given.

@@ -12,18 +12,24 @@
 #include <optional>
 
 #include "agentapi/agent_bodies.hpp"
+#include "agentapi/poll_parking.hpp"
+#include "agentapi/result_ingest.hpp"
 #include "yuzu/audit/audit_log.hpp"
 #include "yuzu/common/json_parse.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/fleet/agent_registry.hpp"
 #include "yuzu/fleet/command_queue.hpp"
 #include "yuzu/fleet/enrollment.hpp"
 #include "yuzu/fleet/fleet.hpp"
 #include "yuzu/fleet/inventory_store.hpp"
+#include "yuzu/http/deferred_reply.hpp"
 #include "yuzu/http/server.hpp"
 #include "yuzu/metrics/builder.hpp"
 #include "yuzu/metrics/counter.hpp"
 #include "yuzu/metrics/family.hpp"
 #include "yuzu/metrics/gauge.hpp"
+#include "yuzu/metrics/histogram.hpp"
+#include "yuzu/metrics/registry.hpp"
 
 namespace yuzu::agentapi {
 namespace {
@@ -31,6 +37,20 @@ namespace {
 using nlohmann::json;
 
 constexpr int kRetryAfterS = 5;
+// After a result the store could not take: soon, it is usually a moment.
+constexpr int kResultRetryAfterS = 1;
+// After a full inventory report deferred for others being written.
+constexpr int kInventoryRetryAfterS = 10;
+
+// The agent-plane error body (docs/agent-protocol.md), for deferred replies.
+std::string error_body(int code, const std::string& message, const std::string& correlation_id) {
+    return dump_json(nlohmann::json{
+        {"error", {{"code", code}, {"message", message}, {"correlation_id", correlation_id}}}});
+}
+
+metrics::BucketBoundaries delivery_buckets() {
+    return {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+}
 
 void write_status(httplib::Response& res, const Status& s) {
     const int code = http_status_for(s.code());
@@ -69,18 +89,73 @@ class AgentPlane {
                            .Register(ctx.metrics)),
           results_(metrics::BuildCounter()
                        .Name("yuzu_agent_results_total")
-                       .Help("Command results received from agents by status")
+                       .Help("Command results received from agents by status (unmatched: not "
+                             "this agent's command, or settled already; retried: the store could "
+                             "not take it, the agent sends it again)")
                        .Register(ctx.metrics)),
-          polls_waiting_(metrics::BuildGauge()
-                             .Name("yuzu_agent_polls_waiting")
-                             .Help("Agent long-polls held open right now")
-                             .Register(ctx.metrics)
-                             .Add({})),
+          dropped_(metrics::BuildCounter()
+                       .Name("yuzu_agent_answers_dropped_total")
+                       .Help("Agents' answers that will never be recorded, by reason (rejected: "
+                             "the store refused the result for good; abandoned: a command handed "
+                             "out again and again without an answer). Should stay 0.")
+                       .Register(ctx.metrics)),
+          inventory_reports_(metrics::BuildCounter()
+                                 .Name("yuzu_agent_inventory_reports_total")
+                                 .Help("Inventory reports by kind (full: sources written; "
+                                       "unchanged: confirmed by digest; sources_requested: "
+                                       "digest unknown, the agent sends the sources; deferred: "
+                                       "answered 503 while others were written)")
+                                 .Register(ctx.metrics)),
           polls_refused_(metrics::BuildCounter()
                              .Name("yuzu_agent_polls_refused_total")
-                             .Help("Long-polls answered 429 because every poll slot was taken")
+                             .Help("Long-polls answered 503 because the poll parking was full")
                              .Register(ctx.metrics)
-                             .Add({})) {}
+                             .Add({})),
+          results_refused_(metrics::BuildCounter()
+                               .Name("yuzu_agent_results_refused_total")
+                               .Help("Result uploads answered 503 because the ingest queue was "
+                                     "full (the agent sends them again)")
+                               .Register(ctx.metrics)
+                               .Add({})),
+          delivery_seconds_(metrics::BuildHistogram()
+                                .Name("yuzu_agent_command_delivery_seconds")
+                                .Help("From a command being queued to its first hand-out to "
+                                      "the agent, in seconds")
+                                .Register(ctx.metrics)
+                                .Add({}, delivery_buckets())),
+          parking_(
+              ctx.fleet.commands(),
+              [this](const std::string& agent_id, const std::vector<fleet::AgentCommand>& cmds) {
+                  return poll_answer(agent_id, cmds);
+              },
+              ctx.options.max_held_polls,
+              [this](const std::vector<std::string>& agent_ids) {
+                  for (const std::string& id : agent_ids) ctx_.fleet.registry().touch(id);
+              },
+              // Often enough that a held agent never looks offline, rarely
+              // enough that 10,000 of them are not 10,000 writes a second.
+              std::max(std::chrono::milliseconds(1000),
+                       std::chrono::milliseconds(ctx.fleet.registry().offline_timeout_ms() / 3))),
+          ingest_(
+              ctx.fleet.commands(),
+              [this](const ResultIngest::Item& item, const Status& s) { settle(item, s); },
+              ctx.options.result_queue_capacity, ctx.options.result_batch_max) {}
+
+    ~AgentPlane() { stop(); }
+
+    // Answers held polls and writes the results waiting; idempotent.
+    void stop() {
+        parking_.stop();
+        ingest_.stop();
+    }
+
+    void set_result_sink(fleet::CommandResultSink sink) { ingest_.set_sink(std::move(sink)); }
+    void on_ready(const std::string& agent_id) { parking_.on_ready(agent_id); }
+    // Commands given up after too many deliveries, for the dropped counter.
+    uint64_t abandoned() const { return ctx_.fleet.commands().abandoned(); }
+    metrics::Counter& abandoned_counter() { return dropped_.Add({{"reason", "abandoned"}}); }
+    size_t held_polls() const { return parking_.held(); }
+    size_t ingest_depth() const { return ingest_.depth(); }
 
     void enroll(const httplib::Request& req, httplib::Response& res) {
         auto body = parse_object(req, res);
@@ -145,15 +220,57 @@ class AgentPlane {
         if (!agent) return;
         auto body = parse_object(req, res);
         if (!body) return;
+        auto digest = read_inventory_digest(*body);
+        if (!digest.ok()) {
+            write_status(res, digest.status());
+            return;
+        }
+        if (!has_inventory_sources(*body)) {
+            if (digest->empty()) {
+                write_status(res, Status::InvalidArgument("field 'sources' must be an object"));
+                return;
+            }
+            // "Unchanged since my last report": one small write, or a
+            // request for the sources when the server holds another digest.
+            auto same =
+                ctx_.fleet.inventory().confirm_unchanged(*agent, *digest, read_collected_at(*body));
+            if (!same.ok()) {
+                write_status(res, same.status());
+                return;
+            }
+            inventory_reports_.Add({{"kind", *same ? "unchanged" : "sources_requested"}})
+                .Increment();
+            if (*same) {
+                res.status = 204;
+            } else {
+                http::write_json(res, 200, json{{"send_sources", true}});
+            }
+            return;
+        }
+        // A full report parses and rewrites hundreds of rows: only a few at
+        // a time, so a fleet reporting at once cannot take every worker from
+        // polls and results.
+        if (inventory_writers_.fetch_add(1) >= ctx_.options.max_concurrent_inventory) {
+            inventory_writers_.fetch_sub(1);
+            inventory_reports_.Add({{"kind", "deferred"}}).Increment();
+            res.set_header("Retry-After", std::to_string(kInventoryRetryAfterS));
+            http::write_error(res, 503, "too many inventory reports at once; retry");
+            return;
+        }
+        struct Leave {
+            std::atomic<int>& writers;
+            ~Leave() { writers.fetch_sub(1); }
+        } leave{inventory_writers_};
         auto items = read_inventory_body(*body, *agent, ctx_.clock.now_ms());
         if (!items.ok()) {
             write_status(res, items.status());
             return;
         }
-        if (Status s = ctx_.fleet.inventory().replace(*agent, *items); !s.ok()) {
+        if (Status s = ctx_.fleet.inventory().replace(*agent, *items, *digest); !s.ok()) {
             write_status(res, s);
             return;
         }
+        inventory_reports_.Add({{"kind", "full"}}).Increment();
         res.status = 204;
     }
 
@@ -171,31 +288,21 @@ class AgentPlane {
             }
             wait_s = static_cast<int>(std::min<long>(v, ctx_.fleet.options().max_poll_wait_s));
         }
-        if (polls_active_.fetch_add(1) >= ctx_.options.max_concurrent_polls) {
-            polls_active_.fetch_sub(1);
-            polls_refused_.Increment();
-            write_status(res, Status::ResourceExhausted("every long-poll slot is taken; retry"));
+        auto queued = ctx_.fleet.commands().take(*agent);
+        std::shared_ptr<http::DeferredReply> reply;
+        if (queued.empty() && wait_s > 0) reply = http::defer_reply(res);
+        if (!reply) {
+            http::write_json(res, 200, poll_answer(*agent, queued));
             return;
         }
-        polls_waiting_.Increment();
-        auto queued = ctx_.fleet.commands().wait_for_commands(*agent, std::chrono::seconds(wait_s));
-        polls_waiting_.Decrement();
-        polls_active_.fetch_sub(1);
-        ctx_.fleet.registry().touch(*agent);
-
-        json list = json::array();
-        for (const auto& c : queued) {
-            json params = parse_json_or_discarded(c.params_json);
-            if (params.is_discarded()) params = json::object();
-            list.push_back({{"command_id", c.command_id},
-                            {"execution_id", c.execution_id},
-                            {"plugin", c.plugin},
-                            {"action", c.action},
-                            {"params", std::move(params)},
-                            {"timeout_s", c.timeout_s}});
+        // Held without a thread until a command is queued or the wait ends.
+        if (!parking_.park(*agent, reply, std::chrono::seconds(wait_s))) {
+            polls_refused_.Increment();
+            reply->send_json(503,
+                             error_body(503, "the server holds as many polls as it can; retry",
+                                        reply->correlation_id()),
+                             {{"Retry-After", std::to_string(kRetryAfterS)}});
         }
-        json answer = {{"commands", std::move(list)}, {"quarantined", quarantined(*agent)}};
-        http::write_json(res, 200, answer);
     }
 
     void results(const httplib::Request& req, httplib::Response& res) {
@@ -210,18 +317,21 @@ class AgentPlane {
         }
         CommandResult r = std::move(read).value();
         r.received_at_ms = ctx_.clock.now_ms();
-        // A result for a command this agent was not given (a duplicate after
-        // redelivery, or forged) is acknowledged and dropped, so the agent
-        // does not retry it forever.
-        if (!ctx_.fleet.commands().complete(*agent, r.command_id)) {
-            spdlog::debug("agent {} sent a result for unknown command {}", *agent, r.command_id);
-            results_.Add({{"status", "unmatched"}}).Increment();
-            res.status = 204;
+        // Answered once the result is written with the others waiting (a
+        // group commit), never before: an acknowledged result is on disk.
+        auto reply = http::defer_reply(res);
+        if (!reply) {
+            spdlog::error("agent plane: a result upload could not wait for its commit");
+            write_status(res, Status::Unavailable("results cannot be taken right now; retry"));
             return;
         }
-        results_.Add({{"status", r.status}}).Increment();
-        if (ctx_.on_result) ctx_.on_result(*agent, r);
-        res.status = 204;
+        if (!ingest_.submit(ResultIngest::Item{fleet::AgentResult{*agent, std::move(r)}, reply})) {
+            results_refused_.Increment();
+            reply->send_json(503,
+                             error_body(503, "too many results are waiting to be written; retry",
+                                        reply->correlation_id()),
+                             {{"Retry-After", std::to_string(kResultRetryAfterS)}});
+        }
     }
 
     void goodbye(const httplib::Request& req, httplib::Response& res) {
@@ -236,6 +346,61 @@ class AgentPlane {
     }
 
   private:
+    // The body of a poll's answer: what it delivers, and the quarantine flag
+    // as it is now (read when commands go out, so a quarantine set while
+    // the poll was held is never missed).
+    std::string poll_answer(const std::string& agent_id,
+                            const std::vector<fleet::AgentCommand>& queued) {
+        const int64_t now_ms = ctx_.clock.now_ms();
+        json list = json::array();
+        for (const auto& c : queued) {
+            if (c.deliveries == 1) {
+                delivery_seconds_.Observe(
+                    static_cast<double>(std::max<int64_t>(0, now_ms - c.queued_at_ms)) / 1000.0);
+            }
+            json params = parse_json_or_discarded(c.params_json);
+            if (params.is_discarded()) params = json::object();
+            list.push_back({{"command_id", c.command_id},
+                            {"execution_id", c.execution_id},
+                            {"plugin", c.plugin},
+                            {"action", c.action},
+                            {"params", std::move(params)},
+                            {"timeout_s", c.timeout_s}});
+        }
+        return dump_json(
+            json{{"commands", std::move(list)}, {"quarantined", quarantined(agent_id)}});
+    }
+
+    // A result's batch was written: count it and answer the agent.
+    void settle(const ResultIngest::Item& item, const Status& s) {
+        const std::string& agent_id = item.result.agent_id;
+        const CommandResult& r = item.result.result;
+        const StatusCode code = s.code();
+        if (s.ok()) {
+            results_.Add({{"status", r.status}}).Increment();
+            item.reply->send_json(204, "");
+        } else if (code == StatusCode::kNotFound || code == StatusCode::kFailedPrecondition) {
+            // Not this agent's command, or settled already (a duplicate
+            // after redelivery, a result after the timeout, or forged):
+            // acknowledged, so the agent does not send it forever.
+            spdlog::debug("agent {} sent a result for command {} that is not outstanding: {}",
+                          agent_id, r.command_id, s.message());
+            results_.Add({{"status", "unmatched"}}).Increment();
+            item.reply->send_json(204, "");
+        } else if (ResultIngest::is_transient(code)) {
+            results_.Add({{"status", "retried"}}).Increment();
+            item.reply->send_json(503,
+                                  error_body(503, "the result could not be written yet; retry",
+                                             item.reply->correlation_id()),
+                                  {{"Retry-After", std::to_string(kResultRetryAfterS)}});
+        } else {
+            spdlog::error("agent {}: result for command {} refused by the store: {}", agent_id,
+                          r.command_id, s.to_string());
+            dropped_.Add({{"reason", "rejected"}}).Increment();
+            item.reply->send_json(400, error_body(400, s.message(), item.reply->correlation_id()));
+        }
+    }
+
     std::optional<std::string> authenticate(const httplib::Request& req, httplib::Response& res) {
         const std::string token = bearer_of(req);
         if (token.empty()) {
@@ -278,17 +443,30 @@ class AgentPlane {
     AgentPlaneContext& ctx_;
     metrics::Family<metrics::Counter>& enrollments_;
     metrics::Family<metrics::Counter>& results_;
-    metrics::Gauge& polls_waiting_;
+    metrics::Family<metrics::Counter>& dropped_;
+    metrics::Family<metrics::Counter>& inventory_reports_;
     metrics::Counter& polls_refused_;
-    std::atomic<int> polls_active_{0};
+    metrics::Counter& results_refused_;
+    metrics::Histogram& delivery_seconds_;
+    std::atomic<int> inventory_writers_{0};
+    // Last: their threads call back into the members above.
+    PollParking parking_;
+    ResultIngest ingest_;
 };
 
 }  // namespace
 
-void register_agent_plane_routes(http::HttpServer& server, AgentPlaneContext& context) {
+std::shared_ptr<AgentPlaneHandle> register_agent_plane_routes(http::HttpServer& server,
+                                                              AgentPlaneContext& context) {
     // Lives as long as the process's route table; the context outlives the
     // server.
     auto plane = std::make_shared<AgentPlane>(context);
+    // Through a weak pointer: an enqueue racing the plane's destruction
+    // finds nothing to wake instead of a dead object.
+    context.fleet.commands().set_ready_listener(
+        [weak = std::weak_ptr<AgentPlane>(plane)](const std::string& agent_id) {
+            if (auto p = weak.lock()) p->on_ready(agent_id);
+        });
     server.post("/agent/v1/enroll", "/agent/v1/enroll",
                 [plane](const httplib::Request& q, httplib::Response& r) { plane->enroll(q, r); });
     server.post(
@@ -303,6 +481,40 @@ void register_agent_plane_routes(http::HttpServer& server, AgentPlaneContext& co
                 [plane](const httplib::Request& q, httplib::Response& r) { plane->results(q, r); });
     server.post("/agent/v1/goodbye", "/agent/v1/goodbye",
                 [plane](const httplib::Request& q, httplib::Response& r) { plane->goodbye(q, r); });
+
+    auto& connected = metrics::BuildGauge()
+                          .Name("yuzu_agents_connected")
+                          .Help("Agents holding a long-poll open right now")
+                          .Register(context.metrics)
+                          .Add({});
+    auto& depth = metrics::BuildGauge()
+                      .Name("yuzu_agent_result_ingest_depth")
+                      .Help("Agents' results waiting for their group commit")
+                      .Register(context.metrics)
+                      .Add({});
+    context.metrics.AddCollector([weak = std::weak_ptr<AgentPlane>(plane), &connected, &depth] {
+        if (auto p = weak.lock()) {
+            connected.Set(static_cast<double>(p->held_polls()));
+            depth.Set(static_cast<double>(p->ingest_depth()));
+            // The queue keeps the total; the counter catches up to it.
+            metrics::Counter& abandoned = p->abandoned_counter();
+            const double grown = static_cast<double>(p->abandoned()) - abandoned.Value();
+            if (grown > 0) abandoned.Increment(grown);
+        }
+    });
+
+    class Handle final : public AgentPlaneHandle {
+      public:
+        explicit Handle(std::shared_ptr<AgentPlane> plane) : plane_(std::move(plane)) {}
+        void set_result_sink(fleet::CommandResultSink sink) override {
+            plane_->set_result_sink(std::move(sink));
+        }
+        void stop() override { plane_->stop(); }
+
+      private:
+        std::shared_ptr<AgentPlane> plane_;
+    };
+    return std::make_shared<Handle>(plane);
 }
 
 }  // namespace yuzu::agentapi

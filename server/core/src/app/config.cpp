@@ -22,13 +22,6 @@ int ServerConfig::effective_worker_threads() const {
     return static_cast<int>(std::max(16u, cores * 8u));
 }
 
-int ServerConfig::agent_max_concurrent_polls() const {
-    // Keep a quarter of the pool (at least 4 workers) for enrollments,
-    // heartbeats, inventory and results, which must never queue behind polls.
-    const int reserve = std::max(4, agent_worker_threads / 4);
-    return std::max(1, agent_worker_threads - reserve);
-}
-
 Result<ListenAddress> parse_listen_address(const std::string& text) {
     std::string host;
     std::string port_text;

@@ -316,7 +316,8 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
                    "PEM private key for --agent-tls-cert")
         ->envname("YUZU_AGENT_TLS_KEY");
     app.add_option("--agent-worker-threads", config.agent_worker_threads,
-                   "Agent plane worker threads (each held long-poll uses one)")
+                   "Agent plane worker threads (held long-polls and result uploads waiting for "
+                   "their commit hold none)")
         ->envname("YUZU_AGENT_WORKER_THREADS")
         ->capture_default_str();
     app.add_option("--agent-max-connections", config.agent_max_connections,

@@ -53,6 +53,7 @@ struct ServerApp::Parts {
     std::unique_ptr<approval::ApprovalManager> approvals;
     std::unique_ptr<fleet::Fleet> fleet;
     std::unique_ptr<agentapi::AgentPlaneContext> agent_plane;
+    std::shared_ptr<agentapi::AgentPlaneHandle> agent_plane_handle;
     std::unique_ptr<execution::Executions> executions;
     std::unique_ptr<web::ExecutionContext> web_executions;
     std::unique_ptr<compliance::Compliance> compliance;
@@ -131,10 +132,10 @@ Status ServerApp::wire_fleet(Parts& p) {
     p.readiness.add("fleet.db", [f = p.fleet.get()] { return f->ready(); });
 
     agentapi::AgentPlaneOptions plane;
-    plane.max_concurrent_polls = c.agent_max_concurrent_polls();
+    plane.max_held_polls = static_cast<size_t>(std::max(1, c.agent_max_connections));
     p.agent_plane = std::unique_ptr<agentapi::AgentPlaneContext>(new agentapi::AgentPlaneContext{
-        *p.fleet, *p.audit, p.metrics, SystemClock::instance(), plane, {}});
-    agentapi::register_agent_plane_routes(*p.agent_listener, *p.agent_plane);
+        *p.fleet, *p.audit, p.metrics, SystemClock::instance(), plane});
+    p.agent_plane_handle = agentapi::register_agent_plane_routes(*p.agent_listener, *p.agent_plane);
     return Status::Ok();
 }
 
@@ -148,7 +149,7 @@ Status ServerApp::wire_executions(Parts& p) {
     if (!opened.ok()) return opened.status();
     p.executions = std::move(opened).value();
     p.readiness.add("executions.db", [e = p.executions.get()] { return e->ready(); });
-    p.agent_plane->on_result = p.executions->result_sink();
+    p.agent_plane_handle->set_result_sink(p.executions->result_sink());
     p.web_executions =
         std::unique_ptr<web::ExecutionContext>(new web::ExecutionContext{*p.executions});
     return Status::Ok();
@@ -243,6 +244,12 @@ Status ServerApp::bind_listeners(Parts& p) {
     listener.max_connections = c.agent_max_connections;
     listener.max_connections_per_peer = c.agent_max_connections_per_peer;
     listener.long_poll_routes = {"/agent/v1/commands"};
+    // Thousands of agents reconnect together after a restart, and answer
+    // together after a dispatch: their requests wait for a worker rather
+    // than being refused (each is quick; none holds a worker while it waits
+    // for a command or a commit).
+    listener.listen_backlog = 4096;
+    listener.handoff_queue = static_cast<size_t>(c.agent_max_connections);
     // One of each per agent every few seconds; info would drown the log.
     listener.debug_log_routes = {"/agent/v1/commands", "/agent/v1/heartbeat",
                                  "/agent/v1/inventory"};
@@ -366,9 +373,9 @@ Status ServerApp::start() {
                                     p.agent_listener->tls());
     spdlog::info("yuzu-server {} listening on {} (workers={}, data dir {})", YUZU_VERSION, url,
                  p.management->options().worker_threads, p.config.data_dir);
-    spdlog::info("agent plane listening on {} (workers={}, long-poll slots={})", agent_url,
+    spdlog::info("agent plane listening on {} (workers={}, max connections={})", agent_url,
                  p.agent_listener->options().worker_threads,
-                 p.agent_plane->options.max_concurrent_polls);
+                 p.agent_listener->options().max_connections);
     return Status::Ok();
 }
 
@@ -396,8 +403,11 @@ void ServerApp::serve() {
 
 void ServerApp::stop() {
     if (!parts_) return;
-    // Executions first: the sweeper stops and event streams end before the
-    // fleet they dispatch through closes.
+    // The agent plane first: held polls are answered and waiting results
+    // are written while the execution store is still open. Then executions:
+    // the sweeper stops and event streams end before the fleet they
+    // dispatch through closes.
+    if (parts_->agent_plane_handle) parts_->agent_plane_handle->stop();
     if (parts_->executions) parts_->executions->shutdown();
     if (parts_->compliance) parts_->compliance->scheduler().stop();
     if (parts_->fleet) parts_->fleet->shutdown();

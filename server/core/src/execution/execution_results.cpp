@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <exception>
+#include <map>
 #include <utility>
 
 #include "execution/execution_rows.hpp"
@@ -43,8 +44,11 @@ ExecutionEvent make_event(ExecutionEventType type, const std::string& execution_
 
 }  // namespace
 
-Status ExecutionTracker::on_result(const std::string& agent_id,
-                                   const fleet::CommandResult& result) {
+// One result checked and written inside the caller's transaction. The
+// execution id on success; NotFound / FailedPrecondition change nothing.
+Result<std::string> ExecutionTracker::record_result(store::Conn& conn, const std::string& agent_id,
+                                                    const fleet::CommandResult& result,
+                                                    int64_t now_ms, PendingEvent& event) {
     std::string status = result.status;
     std::string error = bounded_text(result.error);
     if (!is_result_status(status)) {
@@ -55,82 +59,150 @@ Status ExecutionTracker::on_result(const std::string& agent_id,
     }
     const std::string output = canonical_output(result.output_json, error);
     const std::string state = agent_state_for(status);
+    std::string execution_id;
+    {
+        auto find = conn.prepare(
+            "SELECT execution_id, agent_id, state FROM execution_agents WHERE command_id = ?1");
+        if (!find.ok()) return find.status();
+        find->bind(1, result.command_id);
+        auto row = find->step();
+        if (!row.ok()) return row.status();
+        if (!*row || find->column_text(1) != agent_id) {
+            return Status::NotFound("command '" + bounded_text(result.command_id) +
+                                    "' was not sent to agent '" + bounded_text(agent_id) + "'");
+        }
+        execution_id = find->column_text(0);
+        const std::string current = find->column_text(2);
+        if (current != "dispatched") {
+            return Status::FailedPrecondition("agent '" + agent_id +
+                                              "' has already settled command '" +
+                                              result.command_id + "' (" + current + ")");
+        }
+    }
+    auto insert = conn.prepare(
+        "INSERT INTO responses(execution_id, agent_id, status, output, error, duration_ms, "
+        "received_at_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    if (!insert.ok()) return insert.status();
+    insert->bind(1, execution_id).bind(2, agent_id).bind(3, status).bind(4, output);
+    insert->bind(5, error).bind(6, std::max<int64_t>(0, result.duration_ms)).bind(7, now_ms);
+    YUZU_RETURN_IF_ERROR(insert->run());
+    auto settled = settle_agent(conn, execution_id, agent_id, state, error, now_ms);
+    if (!settled.ok()) return settled.status();
+    assert(*settled && "the row was read as dispatched inside this transaction");
+    event.execution_id = execution_id;
+    event.agent_id = agent_id;
+    event.state = state;
+    event.error = error;
+    return execution_id;
+}
+
+Status ExecutionTracker::on_result(const std::string& agent_id,
+                                   const fleet::CommandResult& result) {
+    return on_results({fleet::AgentResult{agent_id, result}}).front();
+}
+
+std::vector<Status> ExecutionTracker::on_results(const std::vector<fleet::AgentResult>& batch) {
+    std::vector<Status> out = record_batch(batch);
+    if (batch.size() < 2 || out.empty() || out.front().ok() ||
+        std::any_of(out.begin(), out.end(), [](const Status& s) { return s.ok(); })) {
+        return out;
+    }
+    // The whole batch failed (its transaction rolled back). One result the
+    // store refuses must not take the others with it: each is tried again
+    // on its own and gets its own verdict.
+    const Status& first = out.front();
+    const bool whole_batch = std::all_of(out.begin(), out.end(), [&](const Status& s) {
+        return s.code() == first.code() && s.message() == first.message();
+    });
+    if (!whole_batch) return out;
+    for (size_t i = 0; i < batch.size(); ++i) out[i] = record_batch({batch[i]}).front();
+    return out;
+}
+
+std::vector<Status> ExecutionTracker::record_batch(const std::vector<fleet::AgentResult>& batch) {
+    std::vector<Status> out(batch.size());
+    if (batch.empty()) return out;
     const int64_t now_ms = clock_.now_ms();
+    std::vector<PendingEvent> events;
+    // Per execution touched: its final status (if this batch completed it)
+    // and its counts after the batch.
+    std::map<std::string, std::pair<std::optional<std::string>, ExecutionCounts>> touched;
 
     std::lock_guard order(transition_mu_);
-    std::string execution_id;
-    std::optional<std::string> completed;
-    ExecutionCounts counts;
-    {
+    Status failed = [&]() -> Status {
         auto conn = db_.lock();
         auto tx = conn.transaction();
         if (!tx.ok()) return tx.status();
-        {
-            auto find = conn.prepare(
-                "SELECT execution_id, agent_id, state FROM execution_agents WHERE command_id = ?1");
-            if (!find.ok()) return find.status();
-            find->bind(1, result.command_id);
-            auto row = find->step();
-            if (!row.ok()) return row.status();
-            if (!*row || find->column_text(1) != agent_id) {
-                return Status::NotFound("command '" + bounded_text(result.command_id) +
-                                        "' was not sent to agent '" + bounded_text(agent_id) + "'");
+        for (size_t i = 0; i < batch.size(); ++i) {
+            PendingEvent event;
+            auto recorded = record_result(conn, batch[i].agent_id, batch[i].result, now_ms, event);
+            if (!recorded.ok()) {
+                const StatusCode code = recorded.status().code();
+                // Not this agent's, or settled already: nothing written.
+                if (code != StatusCode::kNotFound && code != StatusCode::kFailedPrecondition) {
+                    return recorded.status();
+                }
+                out[i] = recorded.status();
+                continue;
             }
-            execution_id = find->column_text(0);
-            const std::string current = find->column_text(2);
-            if (current != "dispatched") {
-                return Status::FailedPrecondition("agent '" + agent_id +
-                                                  "' has already settled command '" +
-                                                  result.command_id + "' (" + current + ")");
-            }
+            touched.try_emplace(*recorded);
+            events.push_back(std::move(event));
         }
-        auto insert = conn.prepare(
-            "INSERT INTO responses(execution_id, agent_id, status, output, error, duration_ms, "
-            "received_at_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-        if (!insert.ok()) return insert.status();
-        insert->bind(1, execution_id).bind(2, agent_id).bind(3, status).bind(4, output);
-        insert->bind(5, error).bind(6, std::max<int64_t>(0, result.duration_ms)).bind(7, now_ms);
-        YUZU_RETURN_IF_ERROR(insert->run());
-        auto settled = settle_agent(conn, execution_id, agent_id, state, error, now_ms);
-        if (!settled.ok()) return settled.status();
-        assert(*settled && "the row was read as dispatched inside this transaction");
-        auto done = complete_if_settled(conn, execution_id, now_ms);
-        if (!done.ok()) return done.status();
-        completed = *done;
-        auto tally = tally_states(conn, execution_id);
-        if (!tally.ok()) return tally.status();
-        counts = to_counts(*tally);
-        YUZU_RETURN_IF_ERROR(tx.commit());
+        for (auto& [execution_id, result] : touched) {
+            auto done = complete_if_settled(conn, execution_id, now_ms);
+            if (!done.ok()) return done.status();
+            result.first = *done;
+            auto tally = tally_states(conn, execution_id);
+            if (!tally.ok()) return tally.status();
+            result.second = to_counts(*tally);
+        }
+        return tx.commit();
+    }();
+    if (!failed.ok()) {
+        // The transaction rolled back: nothing of this batch was recorded.
+        for (Status& s : out) s = failed;
+        return out;
     }
-    const std::string execution_status = completed.value_or("running");
-    ExecutionEvent event = make_event(state == "responded" ? ExecutionEventType::kAgentResponded
-                                                           : ExecutionEventType::kAgentFailed,
-                                      execution_id, execution_status, counts, now_ms);
-    event.agent_id = agent_id;
-    event.agent_state = state;
-    event.error = error;
-    bus_.publish(std::move(event));
-    if (completed) {
-        bus_.publish(
-            make_event(ExecutionEventType::kCompleted, execution_id, *completed, counts, now_ms));
+    for (const PendingEvent& pending : events) {
+        const auto& [completed, counts] = touched.at(pending.execution_id);
+        ExecutionEvent event =
+            make_event(pending.state == "responded" ? ExecutionEventType::kAgentResponded
+                                                    : ExecutionEventType::kAgentFailed,
+                       pending.execution_id, completed.value_or("running"), counts, now_ms);
+        event.agent_id = pending.agent_id;
+        event.agent_state = pending.state;
+        event.error = pending.error;
+        bus_.publish(std::move(event));
     }
-    return Status::Ok();
+    for (const auto& [execution_id, result] : touched) {
+        if (result.first) {
+            bus_.publish(make_event(ExecutionEventType::kCompleted, execution_id, *result.first,
+                                    result.second, now_ms));
+        }
+    }
+    return out;
 }
 
 fleet::CommandResultSink ExecutionTracker::result_sink() {
-    return [this](const std::string& agent_id, const fleet::CommandResult& result) {
+    return [this](const std::vector<fleet::AgentResult>& batch) -> std::vector<Status> {
         try {
-            Status recorded = on_result(agent_id, result);
-            if (recorded.code() == StatusCode::kFailedPrecondition ||
-                recorded.code() == StatusCode::kNotFound) {
-                spdlog::info("execution result ignored: {}", recorded.message());
-            } else if (!recorded.ok()) {
-                spdlog::error("execution result of agent {} for command {} not recorded: {}",
-                              agent_id, result.command_id, recorded.to_string());
+            std::vector<Status> recorded = on_results(batch);
+            for (size_t i = 0; i < recorded.size(); ++i) {
+                const Status& s = recorded[i];
+                if (s.code() == StatusCode::kFailedPrecondition ||
+                    s.code() == StatusCode::kNotFound) {
+                    spdlog::info("execution result ignored: {}", s.message());
+                } else if (!s.ok()) {
+                    spdlog::error("execution result of agent {} for command {} not recorded: {}",
+                                  batch[i].agent_id, batch[i].result.command_id, s.to_string());
+                }
             }
+            return recorded;
         } catch (const std::exception& e) {
-            // The sink runs on an agent-plane worker: nothing may escape it.
-            spdlog::error("execution result of agent {} not recorded: {}", agent_id, e.what());
+            // The sink runs on the agent plane's ingest thread: nothing may escape it.
+            spdlog::error("{} execution results not recorded: {}", batch.size(), e.what());
+            return std::vector<Status>(batch.size(),
+                                       Status::Internal("execution results not recorded"));
         }
     };
 }

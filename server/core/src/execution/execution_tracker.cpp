@@ -8,6 +8,7 @@
 #include <cassert>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "execution/execution_rows.hpp"
@@ -103,6 +104,9 @@ Status check_definition_params(const DefinitionStore& definitions, const Resolve
     return jsonschema::check_parameters(def->parameter_schema_json, params, "params");
 }
 
+// Above this many targets a dispatch reads the registry once, whole.
+constexpr size_t kReadWholeRegistryAbove = 64;
+
 Result<std::vector<std::string>> unique_agents(const std::vector<std::string>& ids, size_t max) {
     std::vector<std::string> out;
     std::set<std::string> seen;
@@ -170,19 +174,41 @@ Result<DispatchResult> ExecutionTracker::dispatch(const DispatchSpec& spec) {
     auto agents = unique_agents(spec.agent_ids, options_.max_agents_per_execution);
     if (!agents.ok()) return agents.status();
 
-    // Classify every target before taking any lock of ours.
+    // Classify every target before taking any lock of ours: a few targets
+    // are read one by one, many with one read of the whole registry.
+    Result<std::vector<fleet::AgentRecord>> registered = std::vector<fleet::AgentRecord>();
+    if (agents->size() > kReadWholeRegistryAbove) {
+        registered = registry_.list();
+    } else {
+        for (const auto& agent_id : *agents) {
+            auto one = registry_.get(agent_id);
+            if (one.ok()) {
+                registered->push_back(std::move(one).value());
+            } else if (one.status().code() != StatusCode::kNotFound) {
+                registered = one.status();
+                break;
+            }
+        }
+    }
+    std::unordered_map<std::string, const fleet::AgentRecord*> by_id;
+    if (registered.ok()) {
+        by_id.reserve(registered->size());
+        for (const auto& a : *registered) by_id.emplace(a.agent_id, &a);
+    }
     std::vector<Target> targets;
     targets.reserve(agents->size());
     for (const auto& agent_id : *agents) {
         auto command_id = new_agent_command_id();
         if (!command_id.ok()) return command_id.status();
         Target t{agent_id, std::move(command_id).value(), "dispatched", ""};
-        auto record = registry_.get(agent_id);
-        if (!record.ok()) {
+        const auto found = by_id.find(agent_id);
+        const fleet::AgentRecord* record = found == by_id.end() ? nullptr : found->second;
+        if (!registered.ok()) {
             t.state = "dispatch_failed";
-            t.error = record.status().code() == StatusCode::kNotFound
-                          ? "agent is not registered"
-                          : "agent registry unavailable: " + record.status().message();
+            t.error = "agent registry unavailable: " + registered.status().message();
+        } else if (record == nullptr) {
+            t.state = "dispatch_failed";
+            t.error = "agent is not registered";
         } else if (record->device_revoked) {
             t.state = "dispatch_failed";
             t.error = "agent's device token is revoked";

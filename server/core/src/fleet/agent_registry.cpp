@@ -7,14 +7,12 @@
 #include <utility>
 
 #include "fleet/field_rules.hpp"
+#include "yuzu/common/thread_guard.hpp"
 #include "yuzu/store/database.hpp"
 
 namespace yuzu::fleet {
 namespace {
 
-// touch() writes last-seen times at most this often; reads use the
-// in-memory value, so this only bounds what a crash can lose.
-constexpr int64_t kTouchFlushIntervalMs = 5'000;
 constexpr size_t kMaxQuarantineReasonBytes = 1024;
 constexpr size_t kMaxActorBytes = 128;
 
@@ -81,17 +79,26 @@ void bind_optional(store::Statement& s, int index, const std::optional<double>& 
 
 }  // namespace
 
-AgentRegistry::AgentRegistry(store::Database& db, const Clock& clock, int64_t offline_timeout_ms)
-    : db_(db), clock_(clock), offline_timeout_ms_(offline_timeout_ms) {
+AgentRegistry::AgentRegistry(store::Database& db, const Clock& clock, int64_t offline_timeout_ms,
+                             store::Database* reader)
+    : db_(db),
+      reader_(reader != nullptr ? *reader : db),
+      clock_(clock),
+      offline_timeout_ms_(offline_timeout_ms) {
     assert(offline_timeout_ms_ > 0);
-    last_flush_ms_ = clock_.now_ms();
+    flusher_ = std::thread([this]() noexcept { flush_loop(); });
 }
 
 AgentRegistry::~AgentRegistry() {
-    std::lock_guard lock(presence_mu_);
-    Status flushed = flush_locked();
+    {
+        std::lock_guard lock(presence_mu_);
+        stopping_ = true;
+    }
+    flush_wake_.notify_all();
+    flusher_.join();
+    Status flushed = flush();
     if (!flushed.ok()) {
-        spdlog::warn("fleet: could not save agents' last-seen times at shutdown: {}",
+        spdlog::warn("fleet: could not save agents' heartbeats and last-seen times at shutdown: {}",
                      flushed.to_string());
     }
 }
@@ -99,36 +106,16 @@ AgentRegistry::~AgentRegistry() {
 Status AgentRegistry::record_heartbeat(const std::string& agent_id, const Heartbeat& beat) {
     YUZU_RETURN_IF_ERROR(check_heartbeat(beat));
     if (!is_agent_id(agent_id)) return not_registered(agent_id);
+    YUZU_RETURN_IF_ERROR(require_registered(agent_id));
     const int64_t now_ms = clock_.now_ms();
-
     std::lock_guard lock(presence_mu_);
-    {
-        auto conn = db_.lock();
-        auto update = conn.prepare(
-            "UPDATE agents SET hostname = ?1, os = ?2, os_version = ?3, arch = ?4, version = ?5, "
-            "uptime_s = ?6, last_seen_ms = MAX(last_seen_ms, ?7), signed_off = 0, "
-            "perf_at_ms = ?8, perf_cpu_pct = ?9, perf_mem_used_pct = ?10, "
-            "perf_disk_used_pct = ?11, perf_load1 = ?12 WHERE agent_id = ?13");
-        if (!update.ok()) return update.status();
-        update->bind(1, beat.hostname).bind(2, beat.os).bind(3, beat.os_version);
-        update->bind(4, beat.arch).bind(5, beat.agent_version).bind(6, beat.uptime_s);
-        update->bind(7, now_ms).bind(13, agent_id);
-        if (beat.perf) {
-            update->bind(8, beat.perf->at_ms > 0 ? beat.perf->at_ms : now_ms);
-            bind_optional(*update, 9, beat.perf->cpu_pct);
-            bind_optional(*update, 10, beat.perf->mem_used_pct);
-            bind_optional(*update, 11, beat.perf->disk_used_pct);
-            bind_optional(*update, 12, beat.perf->load1);
-        } else {
-            for (int i = 8; i <= 12; ++i) update->bind_null(i);
-        }
-        YUZU_RETURN_IF_ERROR(update->run());
-        if (conn.changes() == 0) return not_registered(agent_id);
-    }
+    // Written by the next group commit (at most kFlushInterval away); reads
+    // see it at once through the overlay.
+    beats_.insert_or_assign(agent_id, PendingBeat{beat, now_ms});
     Presence& p = presence_[agent_id];
-    p.dirty = p.dirty && p.last_seen_ms > now_ms;
     p.last_seen_ms = std::max(p.last_seen_ms, now_ms);
     p.signed_off = false;
+    p.dirty = true;
     return Status::Ok();
 }
 
@@ -139,44 +126,131 @@ void AgentRegistry::touch(const std::string& agent_id) {
     p.last_seen_ms = std::max(p.last_seen_ms, now_ms);
     p.signed_off = false;
     p.dirty = true;
-    if (now_ms - last_flush_ms_ < kTouchFlushIntervalMs) return;
-    Status flushed = flush_locked();
-    if (!flushed.ok()) {
-        // Presence stays right in memory; the write is retried next interval.
-        spdlog::warn("fleet: could not save agents' last-seen times: {}", flushed.to_string());
+}
+
+Status AgentRegistry::require_registered(const std::string& agent_id) const {
+    auto conn = reader_.lock();
+    auto stmt = conn.prepare("SELECT 1 FROM agents WHERE agent_id = ?1");
+    if (!stmt.ok()) return stmt.status();
+    auto row = stmt->bind(1, agent_id).step();
+    if (!row.ok()) return row.status();
+    return *row ? Status::Ok() : not_registered(agent_id);
+}
+
+void AgentRegistry::flush_loop() noexcept {
+    std::unique_lock lock(presence_mu_);
+    while (!stopping_) {
+        flush_wake_.wait_for(lock, kFlushInterval, [this] { return stopping_; });
+        if (stopping_) break;
+        lock.unlock();
+        // A write that throws or fails is logged and counted; what it held
+        // is still pending and goes with the next one.
+        (void)run_guarded("fleet.presence_flush", [this] {
+            Status flushed = flush();
+            if (!flushed.ok()) {
+                spdlog::warn("fleet: could not save agents' heartbeats and last-seen times: {}",
+                             flushed.to_string());
+            }
+        });
+        lock.lock();
     }
 }
 
-Status AgentRegistry::flush_locked() {
-    last_flush_ms_ = clock_.now_ms();
-    std::vector<std::pair<std::string, int64_t>> pending;
-    for (const auto& [id, p] : presence_) {
-        if (!p.dirty) continue;
-        assert(!p.signed_off);  // sign_off() writes and clears the flag
-        pending.emplace_back(id, p.last_seen_ms);
+Status AgentRegistry::flush() {
+    std::lock_guard one_writer(flush_mu_);
+    std::unordered_map<std::string, PendingBeat> beats;
+    std::vector<std::pair<std::string, int64_t>> seen;
+    {
+        std::lock_guard lock(presence_mu_);
+        beats.swap(beats_);
+        // Still laid over reads until committed (see overlay_locked).
+        inflight_ = beats;
+        for (auto& [id, p] : presence_) {
+            if (!p.dirty) continue;
+            assert(!p.signed_off);  // sign_off() writes and clears the flag
+            p.dirty = false;
+            seen.emplace_back(id, p.last_seen_ms);
+        }
     }
-    if (pending.empty()) return Status::Ok();
+    if (beats.empty() && seen.empty()) return Status::Ok();
+    Status written = write_presence(beats, seen);
+    std::lock_guard lock(presence_mu_);
+    inflight_.clear();
+    if (!written.ok()) {
+        // Put back what a newer heartbeat or touch has not replaced.
+        for (auto& [id, beat] : beats) beats_.try_emplace(id, std::move(beat));
+        for (const auto& [id, at] : seen) {
+            auto it = presence_.find(id);
+            if (it != presence_.end() && !it->second.signed_off) it->second.dirty = true;
+        }
+    }
+    return written;
+}
 
+// One transaction for every heartbeat and last-seen time waiting.
+Status AgentRegistry::write_presence(const std::unordered_map<std::string, PendingBeat>& beats,
+                                     const std::vector<std::pair<std::string, int64_t>>& seen) {
     auto conn = db_.lock();
     auto tx = conn.transaction();
     if (!tx.ok()) return tx.status();
-    auto update = conn.prepare(
-        "UPDATE agents SET last_seen_ms = MAX(last_seen_ms, ?1), signed_off = 0 "
-        "WHERE agent_id = ?2");
-    if (!update.ok()) return update.status();
-    for (const auto& [id, seen] : pending) {
-        YUZU_RETURN_IF_ERROR(update->bind(1, seen).bind(2, id).run());
+    if (!beats.empty()) {
+        auto update = conn.prepare(
+            "UPDATE agents SET hostname = ?1, os = ?2, os_version = ?3, arch = ?4, version = ?5, "
+            "uptime_s = ?6, last_seen_ms = MAX(last_seen_ms, ?7), signed_off = 0, "
+            "perf_at_ms = ?8, perf_cpu_pct = ?9, perf_mem_used_pct = ?10, "
+            "perf_disk_used_pct = ?11, perf_load1 = ?12 WHERE agent_id = ?13");
+        if (!update.ok()) return update.status();
+        for (const auto& [id, pending] : beats) {
+            const Heartbeat& beat = pending.beat;
+            update->bind(1, beat.hostname).bind(2, beat.os).bind(3, beat.os_version);
+            update->bind(4, beat.arch).bind(5, beat.agent_version).bind(6, beat.uptime_s);
+            update->bind(7, pending.at_ms).bind(13, id);
+            if (beat.perf) {
+                update->bind(8, beat.perf->at_ms > 0 ? beat.perf->at_ms : pending.at_ms);
+                bind_optional(*update, 9, beat.perf->cpu_pct);
+                bind_optional(*update, 10, beat.perf->mem_used_pct);
+                bind_optional(*update, 11, beat.perf->disk_used_pct);
+                bind_optional(*update, 12, beat.perf->load1);
+            } else {
+                for (int i = 8; i <= 12; ++i) update->bind_null(i);
+            }
+            YUZU_RETURN_IF_ERROR(update->run());
+        }
     }
-    YUZU_RETURN_IF_ERROR(tx.commit());
-    for (const auto& [id, seen] : pending) {
-        Presence& p = presence_[id];
-        if (p.last_seen_ms == seen) p.dirty = false;
+    if (!seen.empty()) {
+        auto update = conn.prepare(
+            "UPDATE agents SET last_seen_ms = MAX(last_seen_ms, ?1), signed_off = 0 "
+            "WHERE agent_id = ?2");
+        if (!update.ok()) return update.status();
+        for (const auto& [id, at] : seen) {
+            YUZU_RETURN_IF_ERROR(update->bind(1, at).bind(2, id).run());
+        }
     }
-    return Status::Ok();
+    return tx.commit();
+}
+
+void AgentRegistry::overlay_locked(AgentRecord& r) const {
+    auto it = beats_.find(r.agent_id);
+    if (it == beats_.end()) {
+        it = inflight_.find(r.agent_id);
+        if (it == inflight_.end()) return;
+    }
+    const Heartbeat& beat = it->second.beat;
+    r.hostname = beat.hostname;
+    r.os = beat.os;
+    r.os_version = beat.os_version;
+    r.arch = beat.arch;
+    r.version = beat.agent_version;
+    r.uptime_s = beat.uptime_s;
+    r.perf = beat.perf;
+    if (r.perf && r.perf->at_ms <= 0) r.perf->at_ms = it->second.at_ms;
 }
 
 Status AgentRegistry::sign_off(const std::string& agent_id) {
     if (!is_agent_id(agent_id)) return not_registered(agent_id);
+    // What is waiting goes first, so a heartbeat written after the sign-off
+    // cannot undo it (rare: goodbyes are once per agent run).
+    if (Status flushed = flush(); !flushed.ok()) return flushed;
     const int64_t now_ms = clock_.now_ms();
     std::lock_guard lock(presence_mu_);
     auto known = presence_.find(agent_id);
@@ -193,6 +267,9 @@ Status AgentRegistry::sign_off(const std::string& agent_id) {
     Presence& p = presence_[agent_id];
     p.signed_off = true;
     p.dirty = false;
+    // A heartbeat that arrived after the flush above must not be written
+    // after the sign-off (it would clear signed_off in the store).
+    beats_.erase(agent_id);
     return Status::Ok();
 }
 
@@ -213,7 +290,7 @@ Result<AgentRecord> AgentRegistry::get(const std::string& agent_id) const {
     if (!is_agent_id(agent_id)) return not_registered(agent_id);
     StoredAgent stored;
     {
-        auto conn = db_.lock();
+        auto conn = reader_.lock();
         auto stmt = conn.prepare(std::string(kSelectAgent) + "WHERE a.agent_id = ?1");
         if (!stmt.ok()) return stmt.status();
         auto row = stmt->bind(1, agent_id).step();
@@ -225,13 +302,14 @@ Result<AgentRecord> AgentRegistry::get(const std::string& agent_id) const {
     std::lock_guard lock(presence_mu_);
     AgentRecord& r = stored.record;
     r.online = resolve_presence_locked(r.agent_id, r.last_seen_ms, stored.signed_off, now_ms);
+    overlay_locked(r);
     return std::move(stored.record);
 }
 
 Result<std::vector<AgentRecord>> AgentRegistry::list() const {
     std::vector<StoredAgent> stored;
     {
-        auto conn = db_.lock();
+        auto conn = reader_.lock();
         auto stmt = conn.prepare(std::string(kSelectAgent) + "ORDER BY a.agent_id");
         if (!stmt.ok()) return stmt.status();
         for (;;) {
@@ -248,6 +326,7 @@ Result<std::vector<AgentRecord>> AgentRegistry::list() const {
     for (StoredAgent& s : stored) {
         AgentRecord& r = s.record;
         r.online = resolve_presence_locked(r.agent_id, r.last_seen_ms, s.signed_off, now_ms);
+        overlay_locked(r);
         out.push_back(std::move(r));
     }
     return out;
@@ -261,7 +340,7 @@ size_t AgentRegistry::online_count() const {
     };
     std::vector<Seen> seen;
     {
-        auto conn = db_.lock();
+        auto conn = reader_.lock();
         auto stmt = conn.prepare("SELECT agent_id, last_seen_ms, signed_off FROM agents");
         if (!stmt.ok()) {
             spdlog::warn("fleet: cannot count online agents: {}", stmt.status().to_string());
@@ -286,7 +365,7 @@ size_t AgentRegistry::online_count() const {
 }
 
 size_t AgentRegistry::total_count() const {
-    auto conn = db_.lock();
+    auto conn = reader_.lock();
     auto stmt = conn.prepare("SELECT COUNT(*) FROM agents");
     if (!stmt.ok()) {
         spdlog::warn("fleet: cannot count agents: {}", stmt.status().to_string());

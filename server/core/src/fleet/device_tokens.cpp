@@ -37,7 +37,7 @@ Result<std::string> EnrollmentService::authenticate_device(const std::string& de
 
     std::string agent_id;
     {
-        auto conn = db_.lock();
+        auto conn = reader_.lock();
         auto find = conn.prepare(
             "SELECT agent_id FROM device_tokens WHERE "
             "token_hash = ?1 AND revoked_at_ms = 0");

@@ -92,8 +92,9 @@ Result<std::string> consume_enrollment_token(store::Conn& conn, const std::strin
 
 }  // namespace
 
-EnrollmentService::EnrollmentService(store::Database& db, const Clock& clock)
-    : db_(db), clock_(clock) {}
+EnrollmentService::EnrollmentService(store::Database& db, const Clock& clock,
+                                     store::Database* reader)
+    : db_(db), reader_(reader != nullptr ? *reader : db), clock_(clock) {}
 
 Result<IssuedEnrollmentToken> EnrollmentService::create_token(const NewEnrollmentToken& spec) {
     YUZU_RETURN_IF_ERROR(check_new_token(spec));

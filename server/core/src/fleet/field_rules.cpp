@@ -70,6 +70,12 @@ bool has_control_chars(std::string_view text) {
     return false;
 }
 
+bool is_sha256_hex(std::string_view text) {
+    return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+           });
+}
+
 bool is_agent_id(std::string_view id) {
     return id.size() == kAgentIdHexChars && std::all_of(id.begin(), id.end(), [](char c) {
                return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');

@@ -24,6 +24,8 @@ bool is_valid_utf8(std::string_view text);
 bool has_control_chars(std::string_view text);
 // 32 lowercase hex characters.
 bool is_agent_id(std::string_view id);
+// 64 lowercase hex digits: a SHA-256 as agents send it.
+bool is_sha256_hex(std::string_view text);
 
 // InvalidArgument naming `field` unless `value` is min..max bytes of valid
 // UTF-8 without control characters (and without spaces unless allowed).

@@ -44,13 +44,21 @@ Result<std::unique_ptr<Fleet>> Fleet::open(const FleetOptions& options, const Cl
     if (!db.ok()) return db.status();
     YUZU_RETURN_IF_ERROR(store::apply_migrations(**db, kStoreName, fleet_migrations(), clock));
 
+    // A second, read-only connection: with WAL, token lookups, agent reads
+    // and inventory queries run beside a write (a fleet's inventory reports
+    // are long ones) instead of queueing behind it.
+    auto reader = store::Database::open(path, store::OpenOptions{.read_only = true});
+    if (!reader.ok()) return reader.status();
+
     std::unique_ptr<Fleet> fleet(new Fleet());
     fleet->options_ = options;
     fleet->db_ = std::move(db).value();
+    fleet->reader_ = std::move(reader).value();
     store::Database& d = *fleet->db_;
-    fleet->enrollment_ = std::make_unique<EnrollmentService>(d, clock);
-    fleet->registry_ = std::make_unique<AgentRegistry>(d, clock, options.offline_timeout_ms);
-    fleet->inventory_ = std::make_unique<InventoryStore>(d, clock);
+    store::Database* r = fleet->reader_.get();
+    fleet->enrollment_ = std::make_unique<EnrollmentService>(d, clock, r);
+    fleet->registry_ = std::make_unique<AgentRegistry>(d, clock, options.offline_timeout_ms, r);
+    fleet->inventory_ = std::make_unique<InventoryStore>(d, clock, r);
     fleet->tags_ = std::make_unique<TagStore>(d, clock);
     fleet->commands_ = std::make_unique<CommandQueue>(clock, options.max_queued_commands_per_agent);
     return fleet;

@@ -95,10 +95,21 @@ CREATE TABLE tags(
 CREATE INDEX tags_by_key ON tags(key, value);
 )sql"};
 
+// The digest of an agent's last full inventory report: a later report with
+// the same digest is confirmed without its sources (docs/agent-protocol.md).
+constexpr store::Migration kInventoryDigests{2, "inventory_digests",
+                                             R"sql(
+CREATE TABLE inventory_digests(
+    agent_id       TEXT PRIMARY KEY REFERENCES agents(agent_id) ON DELETE CASCADE,
+    sha256         TEXT NOT NULL,
+    received_at_ms INTEGER NOT NULL
+);
+)sql"};
+
 }  // namespace
 
 std::span<const store::Migration> fleet_migrations() {
-    static const std::array<store::Migration, 1> kMigrations = {kCreateFleet};
+    static const std::array<store::Migration, 2> kMigrations = {kCreateFleet, kInventoryDigests};
     return kMigrations;
 }
 

@@ -71,10 +71,14 @@ Status replace_software(store::Conn& conn, const std::string& agent_id,
 
 }  // namespace
 
-InventoryStore::InventoryStore(store::Database& db, const Clock& clock) : db_(db), clock_(clock) {}
+InventoryStore::InventoryStore(store::Database& db, const Clock& clock, store::Database* reader)
+    : db_(db), reader_(reader != nullptr ? *reader : db), clock_(clock) {}
 
-Status InventoryStore::replace(const std::string& agent_id,
-                               const std::vector<InventoryItem>& items) {
+Status InventoryStore::replace(const std::string& agent_id, const std::vector<InventoryItem>& items,
+                               const std::string& sources_sha256) {
+    if (!sources_sha256.empty() && !is_sha256_hex(sources_sha256)) {
+        return Status::InvalidArgument("sources_sha256 must be 64 lowercase hex digits");
+    }
     if (!is_agent_id(agent_id)) {
         return Status::NotFound("agent '" + agent_id + "' is not registered");
     }
@@ -100,11 +104,55 @@ Status InventoryStore::replace(const std::string& agent_id,
         YUZU_RETURN_IF_ERROR(upsert->bind(7, now_ms).run());
     }
     if (report->packages) YUZU_RETURN_IF_ERROR(replace_software(conn, agent_id, *report->packages));
+    // A report without a digest leaves none behind: the next digest-only
+    // report must not confirm sources it did not describe.
+    auto digest = sources_sha256.empty()
+                      ? conn.prepare("DELETE FROM inventory_digests WHERE agent_id = ?1")
+                      : conn.prepare(
+                            "INSERT INTO inventory_digests(agent_id, sha256, received_at_ms) "
+                            "VALUES(?1, ?2, ?3) ON CONFLICT(agent_id) DO UPDATE SET "
+                            "sha256 = excluded.sha256, received_at_ms = excluded.received_at_ms");
+    if (!digest.ok()) return digest.status();
+    digest->bind(1, agent_id);
+    if (!sources_sha256.empty()) digest->bind(2, sources_sha256).bind(3, now_ms);
+    YUZU_RETURN_IF_ERROR(digest->run());
     return tx.commit();
 }
 
-Result<std::vector<InventoryItem>> InventoryStore::for_agent(const std::string& agent_id) const {
+Result<bool> InventoryStore::confirm_unchanged(const std::string& agent_id,
+                                               const std::string& sources_sha256,
+                                               int64_t collected_at_ms) {
+    if (!is_sha256_hex(sources_sha256)) {
+        return Status::InvalidArgument("sources_sha256 must be 64 lowercase hex digits");
+    }
+    if (!is_agent_id(agent_id)) {
+        return Status::NotFound("agent '" + agent_id + "' is not registered");
+    }
+    const int64_t now_ms = clock_.now_ms();
+    const int64_t collected = collected_at_ms > 0 ? std::min(collected_at_ms, now_ms) : now_ms;
     auto conn = db_.lock();
+    auto tx = conn.transaction();
+    if (!tx.ok()) return tx.status();
+    auto find = conn.prepare("SELECT sha256 FROM inventory_digests WHERE agent_id = ?1");
+    if (!find.ok()) return find.status();
+    find->bind(1, agent_id);
+    auto row = find->step();
+    if (!row.ok()) return row.status();
+    if (!*row || find->column_text(0) != sources_sha256) return false;
+    auto stamp = conn.prepare(
+        "UPDATE inventory SET collected_at_ms = ?2, received_at_ms = ?3 WHERE agent_id = ?1");
+    if (!stamp.ok()) return stamp.status();
+    YUZU_RETURN_IF_ERROR(stamp->bind(1, agent_id).bind(2, collected).bind(3, now_ms).run());
+    auto seen =
+        conn.prepare("UPDATE inventory_digests SET received_at_ms = ?2 WHERE agent_id = ?1");
+    if (!seen.ok()) return seen.status();
+    YUZU_RETURN_IF_ERROR(seen->bind(1, agent_id).bind(2, now_ms).run());
+    YUZU_RETURN_IF_ERROR(tx.commit());
+    return true;
+}
+
+Result<std::vector<InventoryItem>> InventoryStore::for_agent(const std::string& agent_id) const {
+    auto conn = reader_.lock();
     YUZU_RETURN_IF_ERROR(require_agent(conn, agent_id));
     auto stmt = conn.prepare(std::string(kSelectItem) + " AND agent_id = ?1 ORDER BY source");
     if (!stmt.ok()) return stmt.status();
@@ -131,7 +179,7 @@ Result<std::pair<std::vector<InventoryItem>, bool>> InventoryStore::query(
     if (q.only_agents) sql += kOnlyAgents;
     sql += " ORDER BY agent_id, source LIMIT :limit";
 
-    auto conn = db_.lock();
+    auto conn = reader_.lock();
     auto stmt = conn.prepare(sql);
     if (!stmt.ok()) return stmt.status();
     if (q.agent_id) stmt->bind(":agent", *q.agent_id);
@@ -162,7 +210,7 @@ Result<std::vector<InventoryTable>> InventoryStore::tables(
     if (only_agents) sql += kOnlyAgents;
     sql += " GROUP BY source ORDER BY source";
 
-    auto conn = db_.lock();
+    auto conn = reader_.lock();
     auto stmt = conn.prepare(sql);
     if (!stmt.ok()) return stmt.status();
     if (only_agents) stmt->bind(":only", agent_set_json(*only_agents));
@@ -193,7 +241,7 @@ Result<std::pair<std::vector<InstalledSoftware>, bool>> InventoryStore::software
     if (q.only_agents) sql += kOnlyAgents;
     sql += " ORDER BY name, agent_id, version, arch LIMIT :limit";
 
-    auto conn = db_.lock();
+    auto conn = reader_.lock();
     auto stmt = conn.prepare(sql);
     if (!stmt.ok()) return stmt.status();
     if (q.name) stmt->bind(":name", *q.name);

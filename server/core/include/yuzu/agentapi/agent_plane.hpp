@@ -3,6 +3,9 @@
 // from the management API.
 #pragma once
 
+#include <cstddef>
+#include <memory>
+
 #include "yuzu/common/clock.hpp"
 #include "yuzu/fleet/command_result.hpp"
 
@@ -23,10 +26,18 @@ class Fleet;
 namespace yuzu::agentapi {
 
 struct AgentPlaneOptions {
-    // Long-polls held at once; beyond this a poll is answered 429 with
-    // Retry-After so the pool keeps workers for heartbeats and results.
-    int max_concurrent_polls = 48;
     int default_poll_wait_s = 25;
+    // Long-polls held at once (each costs a socket, no thread); beyond it a
+    // poll is answered 503 with Retry-After.
+    size_t max_held_polls = 65536;
+    // Results waiting for their group commit; beyond it an upload is
+    // answered 503 with Retry-After. One commit writes at most
+    // result_batch_max of them.
+    size_t result_queue_capacity = 32768;
+    size_t result_batch_max = 1024;
+    // Full inventory reports written at once; beyond it a report is
+    // answered 503 with Retry-After (digest-only reports are never held).
+    int max_concurrent_inventory = 4;
 };
 
 struct AgentPlaneContext {
@@ -35,12 +46,25 @@ struct AgentPlaneContext {
     metrics::Registry& metrics;
     const Clock& clock;
     AgentPlaneOptions options;
-    fleet::CommandResultSink on_result;  // may be empty until executions are wired
+};
+
+// What the server keeps of the agent plane after registering it.
+class AgentPlaneHandle {
+  public:
+    virtual ~AgentPlaneHandle() = default;
+    // Where results are recorded (the execution tracker), wired once the
+    // executions module is open; until then results are matched against
+    // the command queue only.
+    virtual void set_result_sink(fleet::CommandResultSink sink) = 0;
+    // Answers every held poll and writes the results waiting; call before
+    // the execution store closes. Later polls and results get 503.
+    virtual void stop() = 0;
 };
 
 // Registers POST /agent/v1/enroll, /heartbeat, /inventory, /results,
 // /goodbye and GET /agent/v1/commands on `server`. The context must outlive
 // the server.
-void register_agent_plane_routes(http::HttpServer& server, AgentPlaneContext& context);
+std::shared_ptr<AgentPlaneHandle> register_agent_plane_routes(http::HttpServer& server,
+                                                              AgentPlaneContext& context);
 
 }  // namespace yuzu::agentapi

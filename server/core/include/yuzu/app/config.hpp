@@ -50,8 +50,10 @@ struct ServerConfig {
     ListenAddress agent_listen{"127.0.0.1", 8081};
     std::string agent_tls_cert_file;
     std::string agent_tls_key_file;
-    int agent_worker_threads = 64;
-    int agent_max_connections = 4096;
+    // Held long-polls and result uploads waiting for their group commit
+    // hold no worker, so a small pool serves ten thousand agents.
+    int agent_worker_threads = 16;
+    int agent_max_connections = 16384;
     int agent_max_connections_per_peer = 64;  // 0 = no cap
     int agent_offline_timeout_s = 30;
     int agent_heartbeat_interval_s = 10;
@@ -65,9 +67,6 @@ struct ServerConfig {
 
     // The worker count actually used (derived when http_worker_threads is 0).
     int effective_worker_threads() const;
-    // Long-polls the agent plane holds at once: the pool minus a reserve for
-    // enrollments, heartbeats and results.
-    int agent_max_concurrent_polls() const;
 };
 
 // Parses "host:port" or "[v6]:port"; port 0 asks for an ephemeral port.

@@ -50,8 +50,9 @@
 #include "yuzu/fleet/command_result.hpp"
 
 namespace yuzu::store {
+class Conn;
 class Database;
-}
+}  // namespace yuzu::store
 namespace yuzu::fleet {
 class AgentRegistry;
 class CommandQueue;
@@ -175,7 +176,12 @@ class ExecutionTracker {
     // this agent's; FailedPrecondition when the agent already settled (a
     // duplicate or a result after the timeout): both change nothing.
     Status on_result(const std::string& agent_id, const fleet::CommandResult& result);
-    // on_result() wrapped for AgentPlaneContext::on_result (logs refusals).
+    // Many results in one transaction (the agent plane's group commit): one
+    // Status per result, as on_result() would answer. When the batch's
+    // transaction fails, each result is tried again alone, so one the store
+    // refuses cannot take the others with it.
+    std::vector<Status> on_results(const std::vector<fleet::AgentResult>& batch);
+    // on_results() wrapped for AgentPlaneContext::on_result (logs refusals).
     fleet::CommandResultSink result_sink();
 
     // Times out every running execution whose deadline is ≤ now_ms; returns
@@ -198,6 +204,18 @@ class ExecutionTracker {
 
   private:
     struct Target;
+    // A recorded result's event, published once its batch has committed.
+    struct PendingEvent {
+        std::string execution_id;
+        std::string agent_id;
+        std::string state;
+        std::string error;
+    };
+    // One transaction for the batch; on a store failure every entry carries it.
+    std::vector<Status> record_batch(const std::vector<fleet::AgentResult>& batch);
+    Result<std::string> record_result(store::Conn& conn, const std::string& agent_id,
+                                      const fleet::CommandResult& result, int64_t now_ms,
+                                      PendingEvent& event);
     Status persist_dispatch(const ExecutionRecord& record, const std::vector<Target>& targets);
     void record_dispatch_failure(const std::string& execution_id, const Target& target,
                                  const std::string& error);

@@ -6,10 +6,13 @@
 // Thread-safety: safe to call from any thread.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -64,18 +67,27 @@ struct Heartbeat {
 
 class AgentRegistry {
   public:
-    AgentRegistry(store::Database& db, const Clock& clock, int64_t offline_timeout_ms);
-    // Writes last-seen times that touch() has not flushed yet.
+    // Reads go through `reader` when given (a second, read-only connection
+    // to the same file), so they never wait behind a write.
+    AgentRegistry(store::Database& db, const Clock& clock, int64_t offline_timeout_ms,
+                  store::Database* reader = nullptr);
+    // Writes what is still waiting (heartbeats, last-seen times).
     ~AgentRegistry();
     AgentRegistry(const AgentRegistry&) = delete;
     AgentRegistry& operator=(const AgentRegistry&) = delete;
 
-    // Updates the agent's self-description and last-seen time.
-    // InvalidArgument for malformed fields, NotFound for an unknown agent.
+    // Updates the agent's self-description and last-seen time. Reads see it
+    // at once; the row is written by the next group commit (one transaction
+    // a second for every heartbeat and touch waiting), so a crash loses at
+    // most that second. InvalidArgument for malformed fields, NotFound for
+    // an unknown agent.
     Status record_heartbeat(const std::string& agent_id, const Heartbeat& beat);
-    // Any authenticated agent-plane request: last seen = now. Cheap; may
-    // batch its writes, but a heartbeat is always persisted before it returns.
+    // Any authenticated agent-plane request: last seen = now. In memory
+    // only; written with the next group commit. Never waits on the store.
     void touch(const std::string& agent_id);
+    // Writes what is waiting now (the group commit's own thread does this
+    // every second).
+    Status flush();
     // A clean shutdown ("goodbye"): offline at once, until seen again.
     Status sign_off(const std::string& agent_id);
 
@@ -100,9 +112,18 @@ class AgentRegistry {
         bool signed_off = false;
         bool dirty = false;  // last_seen_ms not yet written to the store
     };
-    // Writes every dirty entry in one transaction. Caller holds presence_mu_
-    // (lock order: presence_mu_, then the database).
-    Status flush_locked();
+    struct PendingBeat {
+        Heartbeat beat;
+        int64_t at_ms = 0;
+    };
+    static constexpr std::chrono::milliseconds kFlushInterval{1000};
+    void flush_loop() noexcept;
+    Status write_presence(const std::unordered_map<std::string, PendingBeat>& beats,
+                          const std::vector<std::pair<std::string, int64_t>>& seen);
+    Status require_registered(const std::string& agent_id) const;
+    // A heartbeat not yet written, laid over what the store said. Caller
+    // holds presence_mu_.
+    void overlay_locked(AgentRecord& r) const;
     // Folds the in-memory presence of `agent_id` into what the store said
     // (last_seen_ms is updated in place) and answers whether the agent is
     // online at now_ms. Caller holds presence_mu_.
@@ -110,11 +131,18 @@ class AgentRegistry {
                                  bool stored_signed_off, int64_t now_ms) const;
 
     store::Database& db_;
+    store::Database& reader_;
     const Clock& clock_;
     int64_t offline_timeout_ms_;
     mutable std::mutex presence_mu_;
     std::unordered_map<std::string, Presence> presence_;  // guarded by presence_mu_
-    int64_t last_flush_ms_ = 0;                           // guarded by presence_mu_
+    std::unordered_map<std::string, PendingBeat> beats_;  // guarded by presence_mu_
+    // Heartbeats being written by a flush right now; guarded by presence_mu_.
+    std::unordered_map<std::string, PendingBeat> inflight_;
+    bool stopping_ = false;  // guarded by presence_mu_
+    std::condition_variable flush_wake_;
+    std::mutex flush_mu_;  // one flush at a time; taken before presence_mu_
+    std::thread flusher_;
 };
 
 }  // namespace yuzu::fleet

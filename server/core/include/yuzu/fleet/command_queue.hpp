@@ -3,12 +3,18 @@
 // was asked and what came back is the execution store; a command lost with
 // a server restart is reported by its execution as timed out.
 //
-// Delivery is at least once: a delivered command stays queued (and is
-// handed out again after `redeliver_after_ms`) until complete() or cancel().
+// Delivery is at least once. An agent polls again only after it has
+// answered everything the previous poll gave it (docs/agent-protocol.md), so
+// a delivered command still queued when the same agent polls again lost its
+// answer (or its delivery) on the way: take() hands it out again, and the
+// agent, which remembers what it answered, resends that answer instead of
+// running it twice. A command handed out `max_deliveries` times without an
+// answer is abandoned (the execution then times out for that agent), so an
+// answer the server can never accept cannot loop forever.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,23 +32,28 @@ struct AgentCommand {
     std::string params_json = "{}";  // a JSON object
     int timeout_s = 60;
     int64_t queued_at_ms = 0;  // set by enqueue()
+    int deliveries = 0;        // how often take() has handed it out, this time included
 };
 
 class CommandQueue {
   public:
-    CommandQueue(const Clock& clock, size_t max_per_agent, int64_t redeliver_after_ms = 120'000);
+    // Told the agent whose queue just got a command; runs on the enqueuing
+    // thread, outside the queue's lock, and must not block.
+    using ReadyListener = std::function<void(const std::string& agent_id)>;
+
+    CommandQueue(const Clock& clock, size_t max_per_agent, int max_deliveries = 5);
     ~CommandQueue();
     CommandQueue(const CommandQueue&) = delete;
     CommandQueue& operator=(const CommandQueue&) = delete;
 
     // ResourceExhausted when the agent already has max_per_agent queued;
-    // AlreadyExists for a repeated command_id.
+    // AlreadyExists for a repeated command_id; Unavailable after shutdown().
     Status enqueue(const std::string& agent_id, AgentCommand command);
-    // Waits up to `wait` (real time) for commands that are not yet delivered
-    // (or due for redelivery), marks them delivered and returns them. Returns
-    // at once when some are ready; returns empty after shutdown().
-    std::vector<AgentCommand> wait_for_commands(const std::string& agent_id,
-                                                std::chrono::milliseconds wait);
+    // Every command of the agent that has no answer yet (new ones, and ones
+    // handed out before whose answer never came), marked delivered, oldest
+    // first. Never blocks; empty after shutdown(). `abandoned`, when given,
+    // is increased by the commands this call gave up on.
+    std::vector<AgentCommand> take(const std::string& agent_id, uint64_t* abandoned = nullptr);
     // The result arrived: forget the command. False when it was not queued
     // for that agent (a duplicate or forged result).
     bool complete(const std::string& agent_id, const std::string& command_id);
@@ -52,9 +63,11 @@ class CommandQueue {
     // Commands queued for any agent and not yet handed to it (a gauge for
     // /metrics: the fleet's delivery backlog).
     size_t undelivered() const;
-    // How many long-polls are waiting right now (a gauge for /metrics).
-    size_t waiters() const;
-    // Wakes every waiter; later waits return at once.
+    // Commands dropped after max_deliveries hand-outs without an answer.
+    uint64_t abandoned() const;
+    // Set before agents poll (the agent plane's poll parking); one listener.
+    void set_ready_listener(ReadyListener listener);
+    // Later enqueues are refused and takes return nothing.
     void shutdown();
 
   private:

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
+
+#include "yuzu/common/status.hpp"
 
 namespace yuzu::fleet {
 
@@ -18,10 +21,16 @@ struct CommandResult {
     int64_t received_at_ms = 0;
 };
 
-// Called for every result of a command that was queued for that agent
-// (after CommandQueue::complete() accepted it). Must not throw and must not
-// block for long: it runs on an agent-plane worker.
-using CommandResultSink =
-    std::function<void(const std::string& agent_id, const CommandResult& result)>;
+struct AgentResult {
+    std::string agent_id;
+    CommandResult result;
+};
+
+// Records a batch of results in one write (the agent plane's group commit)
+// and says, per result and in order: Ok (recorded), NotFound (not this
+// agent's command), FailedPrecondition (settled already), or another code
+// (not recorded now; the agent is asked to send it again). Must not throw;
+// runs on the agent plane's ingest thread.
+using CommandResultSink = std::function<std::vector<Status>(const std::vector<AgentResult>&)>;
 
 }  // namespace yuzu::fleet

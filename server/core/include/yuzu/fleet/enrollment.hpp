@@ -63,7 +63,8 @@ struct EnrolledAgent {
 
 class EnrollmentService {
   public:
-    EnrollmentService(store::Database& db, const Clock& clock);
+    // Device-token lookups read through `reader` when given (see AgentRegistry).
+    EnrollmentService(store::Database& db, const Clock& clock, store::Database* reader = nullptr);
 
     Result<IssuedEnrollmentToken> create_token(const NewEnrollmentToken& spec);
     Result<std::vector<EnrollmentToken>> list_tokens() const;
@@ -88,6 +89,7 @@ class EnrollmentService {
     void forget_cached_agent(const std::string& agent_id);
 
     store::Database& db_;
+    store::Database& reader_;
     const Clock& clock_;
     // A device token's hash -> its agent, so heartbeats need not read
     // SQLite. cache_generation_ moves on every revocation: a lookup that

@@ -63,6 +63,7 @@ class Fleet {
     Fleet() = default;
     FleetOptions options_;
     std::unique_ptr<store::Database> db_;
+    std::unique_ptr<store::Database> reader_;  // read-only, same file
     std::unique_ptr<EnrollmentService> enrollment_;
     std::unique_ptr<AgentRegistry> registry_;
     std::unique_ptr<InventoryStore> inventory_;

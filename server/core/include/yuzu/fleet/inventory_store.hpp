@@ -24,9 +24,9 @@ inline constexpr int kMaxInventoryQueryLimit = 1000;
 
 struct InventoryItem {
     std::string agent_id;
-    std::string source;  // [a-z0-9_]{1,64}
-    std::string status;  // "ok" | "unavailable"
-    std::string reason;  // why unavailable
+    std::string source;     // [a-z0-9_]{1,64}
+    std::string status;     // "ok" | "unavailable"
+    std::string reason;     // why unavailable
     std::string data_json;  // the source's JSON ("null" when unavailable)
     int64_t collected_at_ms = 0;
     int64_t received_at_ms = 0;
@@ -63,12 +63,23 @@ struct SoftwareQuery {
 
 class InventoryStore {
   public:
-    InventoryStore(store::Database& db, const Clock& clock);
+    // Reads go through `reader` when given (see AgentRegistry).
+    InventoryStore(store::Database& db, const Clock& clock, store::Database* reader = nullptr);
 
     // Replaces the given sources of one agent in one transaction (sources
     // not in `items` keep their previous rows). InvalidArgument for a bad
     // source name, status or JSON; PayloadTooLarge over the per-source cap.
-    Status replace(const std::string& agent_id, const std::vector<InventoryItem>& items);
+    // `sources_sha256`, when not empty, is the report's digest as the agent
+    // computed it (64 lowercase hex), kept for confirm_unchanged().
+    Status replace(const std::string& agent_id, const std::vector<InventoryItem>& items,
+                   const std::string& sources_sha256 = "");
+    // A report whose sources the agent says are unchanged: when the digest
+    // equals the one kept from the agent's last full report, the stored
+    // sources are stamped as collected at `collected_at_ms` (never later than
+    // now) and received now, and the answer is true. False when the digest
+    // differs or none is kept: the agent must send the sources.
+    Result<bool> confirm_unchanged(const std::string& agent_id, const std::string& sources_sha256,
+                                   int64_t collected_at_ms);
 
     Result<std::vector<InventoryItem>> for_agent(const std::string& agent_id) const;
     // Rows ordered by agent_id, source. The bool is true when `limit` cut
@@ -80,6 +91,7 @@ class InventoryStore {
 
   private:
     store::Database& db_;
+    store::Database& reader_;
     const Clock& clock_;
 };
 
