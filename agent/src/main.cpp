@@ -2,7 +2,8 @@
 // of this host, and answers instructions through the built-in plugins.
 //
 //   yuzu-agent --server URL --enrollment-token TOKEN --state-dir DIR
-//              [--virtual N] [--ca-file F] [--log-level L] [--log-format text|json]
+//              [--virtual N] [--no-virtual-source-addresses] [--ca-file F]
+//              [--log-level L] [--log-format text|json]
 //
 // Every flag has a YUZU_AGENT_* environment twin, so the enrollment token can
 // stay out of `ps`. Exit status: 0 after SIGTERM/SIGINT, 2 for bad flags or
@@ -91,6 +92,11 @@ int run_agent(int argc, char** argv) {
                    "Run N identities (agent-0..agent-N-1) in this process")
         ->envname("YUZU_AGENT_VIRTUAL")
         ->check(CLI::Range(1, 10'000));
+    bool no_virtual_source_addresses = false;
+    app.add_flag("--no-virtual-source-addresses", no_virtual_source_addresses,
+                 "With --virtual N against a loopback server, connect every identity from the "
+                 "default address instead of one 127.100.x.y address each")
+        ->envname("YUZU_AGENT_NO_VIRTUAL_SOURCE_ADDRESSES");
     app.add_option("--ca-file", options.ca_file, "PEM CA bundle to verify an https server")
         ->envname("YUZU_AGENT_CA_FILE")
         ->check(CLI::ExistingFile);
@@ -111,6 +117,7 @@ int run_agent(int argc, char** argv) {
     }
     if (state_dir.empty()) return usage_error("--state-dir must not be empty");
     options.state_dir = state_dir;
+    options.virtual_source_addresses = !no_virtual_source_addresses;
 
     if (auto logging = yuzu::logging::configure_stderr_logging("yuzu-agent", log_level, log_format);
         !logging.ok()) {

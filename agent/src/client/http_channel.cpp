@@ -1,10 +1,17 @@
 #include "client/http_channel.hpp"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <openssl/x509.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 
 namespace yuzu::agent {
 namespace {
@@ -19,6 +26,40 @@ void set_timeout(httplib::Client& client, void (httplib::Client::*setter)(time_t
                  std::chrono::milliseconds d) {
     const auto ms = std::max<int64_t>(d.count(), 1);
     (client.*setter)(static_cast<time_t>(ms / 1000), static_cast<time_t>((ms % 1000) * 1000));
+}
+
+// Once per process: every identity would fail the same way.
+void warn_source_address(const std::string& address, const char* why) {
+    static std::atomic<bool> warned{false};
+    if (warned.exchange(true)) return;
+    spdlog::warn(
+        "cannot bind to source address {} ({}); connecting from the default address, which a "
+        "server capping connections per address may refuse (--no-virtual-source-addresses "
+        "turns the binding off)",
+        address, why);
+}
+
+// Binds each socket the client opens to `address` before connect(). The
+// client's own socket options are none (httplib applies
+// default_socket_options to servers only), so this replaces nothing.
+void bind_source_address(httplib::Client& client, const std::string& address) {
+    sockaddr_in source{};
+    source.sin_family = AF_INET;
+    source.sin_port = 0;
+    if (::inet_pton(AF_INET, address.c_str(), &source.sin_addr) != 1) {
+        warn_source_address(address, "not an IPv4 address");
+        return;
+    }
+    client.set_address_family(AF_INET);  // "localhost" must not resolve to ::1
+    client.set_socket_options([source, address](socket_t sock) {
+        // The port is then chosen by connect() for the whole 4-tuple, instead
+        // of bind() reserving an ephemeral port of the address per socket.
+        const int one = 1;
+        (void)::setsockopt(sock, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+        if (::bind(sock, reinterpret_cast<const sockaddr*>(&source), sizeof source) != 0) {
+            warn_source_address(address, std::strerror(errno));
+        }
+    });
 }
 
 HttpReply to_reply(const httplib::Result& result, const httplib::Client& client, bool tls) {
@@ -52,8 +93,10 @@ std::optional<int> parse_retry_after(const std::string& value) {
 }
 
 struct HttpChannel::Impl {
-    Impl(const ServerEndpoint& endpoint, const std::string& ca_file)
+    Impl(const ServerEndpoint& endpoint, const std::string& ca_file,
+         const std::string& source_address)
         : client(endpoint.origin()), base_path(endpoint.base_path), tls(endpoint.tls()) {
+        if (!source_address.empty()) bind_source_address(client, source_address);
         if (tls) {
             client.enable_server_certificate_verification(true);
             if (!ca_file.empty()) client.set_ca_cert_path(ca_file);
@@ -76,9 +119,10 @@ struct HttpChannel::Impl {
 };
 
 HttpChannel::HttpChannel(const ServerEndpoint& endpoint, const std::string& ca_file,
-                         HttpTimeouts timeouts)
-    : impl_(std::make_unique<Impl>(endpoint, ca_file)) {
+                         HttpTimeouts timeouts, const std::string& source_address, bool keep_alive)
+    : impl_(std::make_unique<Impl>(endpoint, ca_file, source_address)) {
     impl_->timeouts = timeouts;
+    impl_->client.set_keep_alive(keep_alive);
     set_timeout(impl_->client, &httplib::Client::set_connection_timeout, timeouts.connect);
     set_timeout(impl_->client, &httplib::Client::set_write_timeout, timeouts.write);
 }

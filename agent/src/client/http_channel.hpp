@@ -3,6 +3,10 @@
 // https:// verifies the server's certificate and host name against
 // --ca-file or the system store; verification is never turned off.
 //
+// A channel given a source address binds each connection to it (an IPv4
+// address; see source_address.hpp); one that cannot be bound is logged
+// once and the connection goes out from the default address.
+//
 // Thread-safety: requests are issued by one thread at a time (the owner);
 // cancel() may be called from any thread and aborts the request in flight.
 #pragma once
@@ -34,7 +38,11 @@ struct HttpTimeouts {
 
 class HttpChannel {
   public:
-    HttpChannel(const ServerEndpoint& endpoint, const std::string& ca_file, HttpTimeouts timeouts);
+    // source_address "": the kernel picks the source address. keep_alive:
+    // the connection is reused between requests (the poll channel, busy
+    // enough that the server's idle timeout never closes it under it).
+    HttpChannel(const ServerEndpoint& endpoint, const std::string& ca_file, HttpTimeouts timeouts,
+                const std::string& source_address = "", bool keep_alive = false);
     ~HttpChannel();
     HttpChannel(const HttpChannel&) = delete;
     HttpChannel& operator=(const HttpChannel&) = delete;

@@ -21,14 +21,21 @@ HttpTimeouts timeouts_for(const AgentOptions& options) {
 }  // namespace
 
 Identity::Identity(std::string name, std::filesystem::path dir,
-                   std::optional<IdentityRecord> record, const RuntimeContext& ctx)
+                   std::optional<IdentityRecord> record, const RuntimeContext& ctx,
+                   std::string source_address)
     : name_(std::move(name)),
       dir_(std::move(dir)),
+      source_address_(std::move(source_address)),
       stop_(ctx.stop),
       record_(record.value_or(IdentityRecord{})),
       phase_(record ? IdentityPhase::kActive : IdentityPhase::kEnrolling),
-      poll_channel_(ctx.endpoint, ctx.options.ca_file, timeouts_for(ctx.options)),
-      control_channel_(ctx.endpoint, ctx.options.ca_file, timeouts_for(ctx.options)) {}
+      // Kept alive: a poll, the results it brought and the next poll share
+      // one connection, so an agent costs the server one socket, not a new
+      // one per request.
+      poll_channel_(ctx.endpoint, ctx.options.ca_file, timeouts_for(ctx.options), source_address_,
+                    /*keep_alive=*/true),
+      control_channel_(ctx.endpoint, ctx.options.ca_file, timeouts_for(ctx.options),
+                       source_address_) {}
 
 std::string Identity::label() const {
     if (phase() == IdentityPhase::kEnrolling || record_.agent_id.empty()) return name_;
@@ -65,13 +72,27 @@ void Identity::refuse(const std::string& request, const HttpReply& reply) {
             label(), request, describe_reply(reply), (dir_ / kIdentityFileName).string());
     }
     cancel_requests();
+    wake();
     stop_.notify();
 }
 
 void Identity::halt() {
     phase_ = IdentityPhase::kStopped;
     cancel_requests();
+    wake();
     stop_.notify();
+}
+
+bool Identity::sleep_for(std::chrono::milliseconds d) {
+    const auto done = [this] { return stop_.requested() || phase() == IdentityPhase::kStopped; };
+    std::unique_lock lock(sleep_mu_);
+    sleep_cv_.wait_for(lock, d, done);
+    return done();
+}
+
+void Identity::wake() {
+    { std::lock_guard lock(sleep_mu_); }  // a sleeper between its check and its wait sees it
+    sleep_cv_.notify_all();
 }
 
 void Identity::cancel_requests() {

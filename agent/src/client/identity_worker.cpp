@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <optional>
+#include <random>
 
 #include "client/backoff.hpp"
 #include "client/command_executor.hpp"
@@ -25,9 +26,11 @@ class IdentityWorker {
     IdentityWorker(Identity& identity, const RuntimeContext& ctx)
         : id_(identity),
           ctx_(ctx),
-          backoff_(ctx.options.backoff_initial, ctx.options.backoff_max) {}
+          backoff_(ctx.options.backoff_initial, ctx.options.backoff_max),
+          rng_(std::random_device{}()) {}
 
     void run() {
+        wait_for_first_request();
         if (id_.phase() == IdentityPhase::kEnrolling && !enroll()) return;
         poll_loop();
         if (ctx_.stop.requested() && id_.active()) goodbye();
@@ -35,8 +38,20 @@ class IdentityWorker {
 
   private:
     // Sleeps d unless the agent or this identity stops first.
-    void sleep(milliseconds d) {
-        ctx_.stop.wait_for(d, [this] { return id_.phase() == IdentityPhase::kStopped; });
+    void sleep(milliseconds d) { (void)id_.sleep_for(d); }
+
+    void wait_for_first_request() {
+        const auto now = std::chrono::steady_clock::now();
+        if (id_.first_request_at() > now) {
+            sleep(std::chrono::ceil<milliseconds>(id_.first_request_at() - now));
+        }
+    }
+
+    // What a 429/503 asks for (Retry-After, else the default), jittered up.
+    milliseconds server_requested_wait(const HttpReply& reply) {
+        const int s = reply.retry_after_s.value_or(
+            static_cast<int>(ctx_.options.default_retry_after.count()));
+        return retry_after_delay(seconds(s), rng_);
     }
 
     bool keep_going() const { return !ctx_.stop.requested() && id_.active(); }
@@ -44,11 +59,10 @@ class IdentityWorker {
     // After a 429/503, or a fault: the wait the protocol asks for.
     void wait_before_retry(const HttpReply& reply, const char* what) {
         if (classify_reply(reply) == ReplyAction::kRetryAfter) {
-            const int s = reply.retry_after_s.value_or(
-                static_cast<int>(ctx_.options.default_retry_after.count()));
-            spdlog::info("{}: {} deferred by the server ({}); retrying in {} s", id_.label(), what,
-                         describe_reply(reply), s);
-            sleep(seconds(s));
+            const milliseconds delay = server_requested_wait(reply);
+            spdlog::info("{}: {} deferred by the server ({}); retrying in {} ms", id_.label(), what,
+                         describe_reply(reply), delay.count());
+            sleep(delay);
             return;
         }
         const milliseconds delay = backoff_.next();
@@ -206,6 +220,9 @@ class IdentityWorker {
         post_result(cmd.command_id, body);
     }
 
+    // Retried until accepted or the identity stops while the server is away
+    // (no answer, 5xx) or busy (429/503); a 401 stops the identity; any
+    // other 4xx (a 409, a 400) would refuse the same body again: dropped.
     void post_result(const std::string& command_id, const std::string& body) {
         Backoff retry(ctx_.options.backoff_initial, ctx_.options.backoff_max);
         while (keep_going()) {
@@ -221,12 +238,9 @@ class IdentityWorker {
                     spdlog::warn("{}: result for command {} not accepted ({})", id_.label(),
                                  command_id, describe_reply(reply));
                     return;
-                case ReplyAction::kRetryAfter: {
-                    const int s = reply.retry_after_s.value_or(
-                        static_cast<int>(ctx_.options.default_retry_after.count()));
-                    sleep(seconds(s));
+                case ReplyAction::kRetryAfter:
+                    sleep(server_requested_wait(reply));
                     break;
-                }
                 case ReplyAction::kBackOff: {
                     const milliseconds delay = retry.next();
                     spdlog::warn(
@@ -246,7 +260,7 @@ class IdentityWorker {
         t.connect = ctx_.options.goodbye_timeout;
         t.read = ctx_.options.goodbye_timeout;
         t.write = ctx_.options.goodbye_timeout;
-        HttpChannel channel(ctx_.endpoint, ctx_.options.ca_file, t);
+        HttpChannel channel(ctx_.endpoint, ctx_.options.ca_file, t, id_.source_address());
         const HttpReply reply = channel.post("/agent/v1/goodbye", id_.record().device_token, "{}");
         if (reply.ok()) {
             spdlog::info("{}: said goodbye", id_.label());
@@ -258,6 +272,7 @@ class IdentityWorker {
     Identity& id_;
     const RuntimeContext& ctx_;
     Backoff backoff_;
+    std::mt19937_64 rng_;  // jitters server-requested waits
     RecentCommands recent_;
 };
 

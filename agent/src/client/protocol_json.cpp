@@ -1,5 +1,7 @@
 #include "client/protocol_json.hpp"
 
+#include <openssl/sha.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -116,9 +118,27 @@ ServerSettings parse_settings(const std::string& body) {
     return settings_from(parse_object(body));
 }
 
-std::string inventory_body(int64_t collected_at_ms, const std::string& sources_json) {
-    return R"({"collected_at":)" + std::to_string(collected_at_ms) + R"(,"sources":)" +
-           sources_json + "}";
+InventoryReport inventory_report(int64_t collected_at_ms, const std::string& sources_json) {
+    unsigned char md[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(sources_json.data()), sources_json.size(), md);
+    static constexpr char kHex[] = "0123456789abcdef";
+    InventoryReport report;
+    for (unsigned char b : md) {
+        report.sources_sha256 += kHex[b >> 4];
+        report.sources_sha256 += kHex[b & 0xF];
+    }
+    const std::string head = R"({"collected_at":)" + std::to_string(collected_at_ms) +
+                             R"(,"sources_sha256":")" + report.sources_sha256 + "\"";
+    report.digest_only = head + "}";
+    report.full = head + R"(,"sources":)" + sources_json + "}";
+    return report;
+}
+
+bool asks_for_sources(const std::string& body) {
+    const json j = parse_object(body);
+    if (!j.is_object()) return false;
+    auto it = j.find("send_sources");
+    return it != j.end() && it->is_boolean() && it->get<bool>();
 }
 
 Result<CommandsAnswer> parse_commands_answer(const std::string& body) {

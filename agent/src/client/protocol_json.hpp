@@ -55,8 +55,19 @@ std::string heartbeat_body(const HostFacts& facts, std::optional<int64_t> uptime
 // Heartbeat answers are read leniently: what is missing stays unset.
 ServerSettings parse_settings(const std::string& body);
 
+// One inventory collection as the agent reports it: the full report, and
+// the digest-only one that asks the server to confirm the sources it holds
+// are these (docs/agent-protocol.md, "Inventory").
+struct InventoryReport {
+    std::string sources_sha256;  // SHA-256 of the "sources" JSON text, lowercase hex
+    std::string full;            // {"collected_at", "sources_sha256", "sources"}
+    std::string digest_only;     // {"collected_at", "sources_sha256"}
+};
 // sources_json is the "sources" object as JSON text; it is spliced in as is.
-std::string inventory_body(int64_t collected_at_ms, const std::string& sources_json);
+InventoryReport inventory_report(int64_t collected_at_ms, const std::string& sources_json);
+// Whether the server answered a digest-only report by asking for the
+// sources ({"send_sources": true}).
+bool asks_for_sources(const std::string& body);
 
 struct AgentCommand {
     std::string command_id;

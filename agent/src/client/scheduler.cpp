@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <optional>
+#include <random>
 
 #include "client/backoff.hpp"
 #include "yuzu/agent/host_facts.hpp"
@@ -20,6 +22,7 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 constexpr auto kMaxIdle = milliseconds(250);  // a bound on each wait between rounds
+constexpr auto kMaxHeartbeatReuse = seconds(1);
 constexpr auto kMaxInventoryReuse = seconds(60);
 
 struct Slot {
@@ -38,8 +41,9 @@ struct Slot {
 
 class Scheduler {
   public:
-    Scheduler(const std::vector<Identity*>& identities, const RuntimeContext& ctx)
-        : ctx_(ctx), sampler_(ctx.options.host_paths) {
+    Scheduler(std::span<Identity* const> identities, HostReadings& readings,
+              const RuntimeContext& ctx)
+        : ctx_(ctx), readings_(readings), rng_(std::random_device{}()) {
         slots_.reserve(identities.size());
         for (Identity* id : identities) slots_.emplace_back(id, ctx.options);
     }
@@ -54,7 +58,6 @@ class Scheduler {
 
   private:
     void round() {
-        heartbeat_body_.reset();  // one host reading per round
         auto wake = SteadyClock::now() + kMaxIdle;
         for (Slot& slot : slots_) {
             if (ctx_.stop.requested()) return;
@@ -62,8 +65,8 @@ class Scheduler {
             const auto now = SteadyClock::now();
             if (!slot.started) {  // heartbeat at start, inventory after enrollment/start
                 slot.started = true;
-                slot.next_heartbeat = now;
-                slot.next_inventory = now;
+                slot.next_heartbeat = std::max(now, slot.id->first_request_at());
+                slot.next_inventory = slot.next_heartbeat;
             }
             // A heartbeat or inventory that throws is logged and counted,
             // and retried after the slot's back-off, as after a fault.
@@ -86,7 +89,8 @@ class Scheduler {
         }
     }
 
-    // An identity has enrolled since the last round and waits for its first heartbeat.
+    // An identity of this shard has enrolled since the last round and waits
+    // for its first heartbeat.
     bool newly_active() const {
         return std::any_of(slots_.begin(), slots_.end(),
                            [](const Slot& s) { return !s.started && s.id->active(); });
@@ -103,9 +107,11 @@ class Scheduler {
             case ReplyAction::kRefused:
                 slot.id->refuse(what, reply);
                 return std::nullopt;
-            case ReplyAction::kRetryAfter:
-                return now + seconds(reply.retry_after_s.value_or(
-                                 static_cast<int>(ctx_.options.default_retry_after.count())));
+            case ReplyAction::kRetryAfter: {
+                const int s = reply.retry_after_s.value_or(
+                    static_cast<int>(ctx_.options.default_retry_after.count()));
+                return now + retry_after_delay(seconds(s), rng_);
+            }
             case ReplyAction::kBackOff: {
                 const milliseconds delay = backoff.next();
                 spdlog::warn("{}: {} failed ({}); retrying in {} ms", slot.id->label(), what,
@@ -120,19 +126,11 @@ class Scheduler {
         return now + interval;
     }
 
-    const std::string& heartbeat_body_now() {
-        if (!heartbeat_body_) {
-            const HostPaths& paths = ctx_.options.host_paths;
-            heartbeat_body_ =
-                heartbeat_body(read_host_facts(paths), read_uptime_s(paths), sampler_.sample());
-        }
-        return *heartbeat_body_;
-    }
-
     void heartbeat(Slot& slot) {
         Identity& id = *slot.id;
-        const HttpReply reply = id.control_channel().post(
-            "/agent/v1/heartbeat", id.record().device_token, heartbeat_body_now());
+        const auto body = readings_.heartbeat_body();
+        const HttpReply reply =
+            id.control_channel().post("/agent/v1/heartbeat", id.record().device_token, *body);
         if (reply.ok()) {
             id.apply(parse_settings(reply.body));
             slot.heartbeat_backoff.reset();
@@ -142,54 +140,114 @@ class Scheduler {
         if (next) slot.next_heartbeat = *next;
     }
 
-    // The sources, collected afresh unless a reading young enough is at hand.
-    const std::string& inventory_body_now(seconds interval) {
-        const auto now = SteadyClock::now();
-        const auto max_age = std::min<SteadyClock::duration>(kMaxInventoryReuse, interval / 2);
-        if (!inventory_body_ || now - inventory_at_ > max_age) {
-            const int64_t collected_at = ctx_.options.clock->now_ms();
-            std::string sources;
-            if (ctx_.options.collect_sources) {
-                sources = ctx_.options.collect_sources(ctx_.stop.flag());
-            } else {
-                InventoryEnv env;
-                env.paths = ctx_.options.host_paths;
-                env.cancel = &ctx_.stop.flag();
-                sources = collect_inventory_sources(env);
-            }
-            inventory_body_ = inventory_body(collected_at, sources);
-            inventory_at_ = SteadyClock::now();
-        }
-        return *inventory_body_;
-    }
-
+    // The digest first: when the server holds these very sources (the usual
+    // case, and always after a restart of either side) that is all it takes.
+    // The full report follows only when the server asks for it, or does not
+    // know digest-only reports (an older server answers 400).
     void inventory(Slot& slot) {
         Identity& id = *slot.id;
         const seconds interval(id.inventory_interval_s());
-        const std::string& body = inventory_body_now(interval);
+        const auto report =
+            readings_.inventory_report(std::min<milliseconds>(kMaxInventoryReuse, interval / 2));
         if (ctx_.stop.requested()) return;  // collection was cut short
-        const HttpReply reply =
-            id.control_channel().post("/agent/v1/inventory", id.record().device_token, body);
+        HttpReply reply = id.control_channel().post("/agent/v1/inventory", id.record().device_token,
+                                                    report->digest_only);
+        const bool send_full =
+            (reply.status == 200 && asks_for_sources(reply.body)) || reply.status == 400;
+        if (send_full) {
+            reply = id.control_channel().post("/agent/v1/inventory", id.record().device_token,
+                                              report->full);
+        }
         if (reply.ok()) {
             slot.inventory_backoff.reset();
-            spdlog::debug("{}: inventory sent ({} bytes)", id.label(), body.size());
+            spdlog::debug("{}: inventory {} ({} bytes)", id.label(),
+                          send_full ? "sent" : "confirmed unchanged",
+                          send_full ? report->full.size() : report->digest_only.size());
         }
         const auto next = retry_time(slot, slot.inventory_backoff, reply, "inventory", interval);
         if (next) slot.next_inventory = *next;
     }
 
     const RuntimeContext& ctx_;
-    PerfSampler sampler_;
+    HostReadings& readings_;
     std::vector<Slot> slots_;
-    std::optional<std::string> heartbeat_body_;
-    std::optional<std::string> inventory_body_;
-    SteadyClock::time_point inventory_at_;
+    std::mt19937_64 rng_;  // jitters server-requested waits
 };
 
 }  // namespace
 
-void run_scheduler(const std::vector<Identity*>& identities, const RuntimeContext& ctx) {
-    Scheduler(identities, ctx).run();
+std::vector<ShardRange> scheduler_shards(size_t identities) {
+    const size_t n = std::clamp<size_t>(
+        (identities + kIdentitiesPerShard - 1) / kIdentitiesPerShard, 1, kMaxShards);
+    std::vector<ShardRange> shards;
+    shards.reserve(n);
+    size_t begin = 0;
+    for (size_t i = 0; i < n; ++i) {
+        // The first (identities % n) shards take one more.
+        const size_t size = identities / n + (i < identities % n ? 1 : 0);
+        shards.push_back({begin, begin + size});
+        begin += size;
+    }
+    return shards;
+}
+
+struct HostReadings::Impl {
+    explicit Impl(const RuntimeContext& c) : ctx(c), sampler(c.options.host_paths) {}
+
+    const RuntimeContext& ctx;
+
+    std::mutex heartbeat_mu;
+    PerfSampler sampler;                           // guarded by heartbeat_mu
+    std::shared_ptr<const std::string> heartbeat;  // guarded by heartbeat_mu
+    SteadyClock::time_point heartbeat_at;          // guarded by heartbeat_mu
+
+    std::mutex inventory_mu;                           // held for a whole collection
+    std::shared_ptr<const InventoryReport> inventory;  // guarded by inventory_mu
+    SteadyClock::time_point inventory_at;              // guarded by inventory_mu
+};
+
+HostReadings::HostReadings(const RuntimeContext& ctx) : impl_(std::make_unique<Impl>(ctx)) {}
+
+HostReadings::~HostReadings() = default;
+
+std::shared_ptr<const std::string> HostReadings::heartbeat_body() {
+    Impl& m = *impl_;
+    std::lock_guard lock(m.heartbeat_mu);
+    const auto now = SteadyClock::now();
+    if (!m.heartbeat || now - m.heartbeat_at > kMaxHeartbeatReuse) {
+        const HostPaths& paths = m.ctx.options.host_paths;
+        m.heartbeat = std::make_shared<const std::string>(agent::heartbeat_body(
+            read_host_facts(paths), read_uptime_s(paths), m.sampler.sample()));
+        m.heartbeat_at = now;
+    }
+    return m.heartbeat;
+}
+
+std::shared_ptr<const InventoryReport> HostReadings::inventory_report(milliseconds max_age) {
+    Impl& m = *impl_;
+    std::lock_guard lock(m.inventory_mu);
+    if (!m.inventory || SteadyClock::now() - m.inventory_at > max_age) {
+        const AgentOptions& options = m.ctx.options;
+        const int64_t collected_at = options.clock->now_ms();
+        std::string sources;
+        if (options.collect_sources) {
+            sources = options.collect_sources(m.ctx.stop.flag());
+        } else {
+            InventoryEnv env;
+            env.paths = options.host_paths;
+            env.cancel = &m.ctx.stop.flag();
+            sources = collect_inventory_sources(env);
+        }
+        m.inventory =
+            std::make_shared<const InventoryReport>(agent::inventory_report(collected_at, sources));
+        m.inventory_at = SteadyClock::now();
+    }
+    return m.inventory;
+}
+
+void run_scheduler(std::span<Identity* const> shard, HostReadings& readings,
+                   const RuntimeContext& ctx) {
+    Scheduler(shard, readings, ctx).run();
 }
 
 }  // namespace yuzu::agent

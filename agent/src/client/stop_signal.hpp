@@ -1,5 +1,8 @@
-// The agent-wide stop request, and the short-sliced waits every loop uses
-// so a SIGTERM is noticed within a fraction of a second.
+// The agent-wide stop request, and the short-sliced waits of the runtime
+// and the scheduler shards, so a SIGTERM is noticed within a fraction of a
+// second. Identity threads sleep on a condition of their own
+// (Identity::sleep_for): thousands of them on this one would all wake on
+// every notify() and every 100 ms.
 //
 // Thread-safety: every member may be called from any thread.
 #pragma once

@@ -94,9 +94,15 @@ TEST(AgentRuntime, InventoryCarriesEverySourceOfTheRealHost) {
     AgentOptions options = options_for(server, dir);
     options.collect_sources = nullptr;  // the real collectors
     RunningAgent agent(std::move(options), plugins.registry);
+    // The digest first; the fake server knows none, so the sources follow.
     ASSERT_TRUE(
-        FakeAgentServer::wait_until([&] { return server.count(kInventory) >= 1; }, seconds(20)));
-    const auto inv = server.bodies(kInventory)[0];
+        FakeAgentServer::wait_until([&] { return server.count(kInventory) >= 2; }, seconds(20)));
+    const auto first = server.bodies(kInventory)[0];
+    EXPECT_FALSE(first.contains("sources"));
+    ASSERT_TRUE(first["sources_sha256"].is_string());
+    EXPECT_EQ(first["sources_sha256"].get<std::string>().size(), 64u);
+    const auto inv = server.bodies(kInventory)[1];
+    EXPECT_EQ(inv["sources_sha256"], first["sources_sha256"]);
     EXPECT_GT(inv["collected_at"].get<int64_t>(), 1'600'000'000'000);
     for (const auto& name : inventory_source_names()) {
         ASSERT_TRUE(inv["sources"].contains(name)) << name;
@@ -223,6 +229,80 @@ TEST(AgentRuntime, VirtualIdentitiesEnrollSeparately) {
     ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 1; }));
     EXPECT_TRUE(agent.stop().ok());
     EXPECT_EQ(server.count(kGoodbye), 3u);
+}
+
+std::set<std::string> addresses_of(const FakeAgentServer& server, const std::string& path) {
+    const auto a = server.remote_addrs(path);
+    return {a.begin(), a.end()};
+}
+
+TEST(AgentRuntime, VirtualIdentitiesConnectFromAnAddressEach) {
+    FakeAgentServer server;  // on 127.0.0.1: a loopback server
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    RunningAgent agent(options_for(server, dir, 3), plugins.registry);
+    const std::set<std::string> expected{"127.100.0.1", "127.100.0.2", "127.100.0.3"};
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] {
+        return addresses_of(server, kCommands) == expected &&
+               addresses_of(server, kHeartbeat) == expected;
+    }));
+    EXPECT_EQ(addresses_of(server, kEnroll), expected);
+    EXPECT_TRUE(agent.stop().ok());
+    EXPECT_EQ(addresses_of(server, kGoodbye), expected);  // the goodbye channel too
+}
+
+TEST(AgentRuntime, SourceAddressesCanBeTurnedOffAndOneIdentityNeverBinds) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    {
+        AgentOptions options = options_for(server, dir, 2);
+        options.virtual_source_addresses = false;
+        RunningAgent agent(std::move(options), plugins.registry);
+        ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kHeartbeat) >= 2; }));
+    }
+    EXPECT_EQ(addresses_of(server, kHeartbeat), std::set<std::string>{"127.0.0.1"});
+    FakeAgentServer single;
+    yuzu::testing::TempDir dir1;
+    RunningAgent agent(options_for(single, dir1, 1), plugins.registry);
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return single.count(kHeartbeat) >= 1; }));
+    EXPECT_EQ(addresses_of(single, kHeartbeat), std::set<std::string>{"127.0.0.1"});
+}
+
+TEST(AgentRuntime, ResultIsRetriedWhileTheServerIsBusyOrFailing) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    server.fail_next(kResults, 503, 2, "0");
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    server.push_commands({command("r1", "test", "echo")});
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 3; }));
+    server.fail_next(kResults, 500, 2);
+    server.push_commands({command("r2", "test", "echo")});
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 6; }));
+    std::this_thread::sleep_for(milliseconds(200));
+    const auto results = server.bodies(kResults);
+    ASSERT_EQ(results.size(), 6u);  // accepted on the third try: not sent again
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(results[i]["command_id"], "r1") << i;
+    for (int i = 3; i < 6; ++i) EXPECT_EQ(results[i]["command_id"], "r2") << i;
+    EXPECT_EQ(plugins.echo_runs.load(), 2);  // retried, not run again
+}
+
+TEST(AgentRuntime, ResultRefusedWithAClientErrorIsNotRetried) {
+    FakeAgentServer server;
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    server.fail_next(kResults, 409, 1);
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    server.push_commands({command("x1", "test", "echo")});
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 1; }));
+    server.push_commands({command("x2", "test", "echo")});  // the identity goes on
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 2; }));
+    std::this_thread::sleep_for(milliseconds(300));
+    const auto results = server.bodies(kResults);
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_EQ(results[0]["command_id"], "x1");
+    EXPECT_EQ(results[1]["command_id"], "x2");
 }
 
 TEST(AgentRuntime, StopDuringALongPollIsPromptAndSaysGoodbye) {

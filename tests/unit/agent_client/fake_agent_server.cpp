@@ -60,6 +60,7 @@ void FakeAgentServer::install_routes() {
         r.body = nlohmann::json::parse(req.body, nullptr, false);
         r.bearer = bearer_of(req);
         r.at = std::chrono::steady_clock::now();
+        r.remote_addr = req.remote_addr;
         requests_[req.path].push_back(r);
         if (auto it = failures_.find(req.path); it != failures_.end() && it->second.remaining > 0) {
             --it->second.remaining;
@@ -106,7 +107,28 @@ void FakeAgentServer::install_routes() {
                        {{"heartbeat_interval_s", heartbeat_s_}, {"quarantined", quarantined_}});
         });
 
-    for (const char* path : {"/agent/v1/inventory", "/agent/v1/results", "/agent/v1/goodbye"}) {
+    // Like the real server: a digest-only report is confirmed when it names
+    // the last full report's digest, else the sources are asked for.
+    server_->Post(
+        "/agent/v1/inventory", [this, admit](const httplib::Request& req, httplib::Response& res) {
+            if (!admit(req, res, true)) return;
+            const auto body = nlohmann::json::parse(req.body, nullptr, false);
+            const std::string digest = body.is_object() && body.contains("sources_sha256") &&
+                                               body["sources_sha256"].is_string()
+                                           ? body["sources_sha256"].get<std::string>()
+                                           : "";
+            std::lock_guard lock(mu_);
+            if (body.is_object() && body.contains("sources")) {
+                inventory_digest_ = digest;
+                res.status = 204;
+            } else if (!digest.empty() && digest == inventory_digest_) {
+                res.status = 204;
+            } else {
+                reply_json(res, 200, {{"send_sources", true}});
+            }
+        });
+
+    for (const char* path : {"/agent/v1/results", "/agent/v1/goodbye"}) {
         server_->Post(path, [admit](const httplib::Request& req, httplib::Response& res) {
             if (!admit(req, res, true)) return;
             res.status = 204;
@@ -199,6 +221,15 @@ std::vector<std::chrono::steady_clock::time_point> FakeAgentServer::arrivals(
     std::vector<std::chrono::steady_clock::time_point> out;
     if (auto it = requests_.find(path); it != requests_.end()) {
         for (const auto& r : it->second) out.push_back(r.at);
+    }
+    return out;
+}
+
+std::vector<std::string> FakeAgentServer::remote_addrs(const std::string& path) const {
+    std::lock_guard lock(mu_);
+    std::vector<std::string> out;
+    if (auto it = requests_.find(path); it != requests_.end()) {
+        for (const auto& r : it->second) out.push_back(r.remote_addr);
     }
     return out;
 }

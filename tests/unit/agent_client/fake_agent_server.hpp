@@ -56,6 +56,7 @@ class FakeAgentServer {
     std::vector<nlohmann::json> bodies(const std::string& path) const;
     std::vector<std::string> bearers(const std::string& path) const;
     std::vector<std::chrono::steady_clock::time_point> arrivals(const std::string& path) const;
+    std::vector<std::string> remote_addrs(const std::string& path) const;  // peer addresses
     size_t count(const std::string& path) const;
 
     // Polls pred every 10 ms until it holds or timeout passes.
@@ -67,6 +68,7 @@ class FakeAgentServer {
         nlohmann::json body;
         std::string bearer;
         std::chrono::steady_clock::time_point at;
+        std::string remote_addr;
     };
     void install_routes();
 
@@ -83,6 +85,7 @@ class FakeAgentServer {
     bool revoked_ = false;
     int heartbeat_s_ = 1;
     int inventory_s_ = 300;
+    std::string inventory_digest_;  // of the last full inventory report
     int poll_wait_s_ = 1;
     std::map<std::string, std::string> tokens_;  // device token -> agent id
     std::vector<std::string> agent_ids_;

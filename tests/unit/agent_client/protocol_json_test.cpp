@@ -93,10 +93,22 @@ TEST(ProtocolBodies, EnrollAnswer) {
     EXPECT_EQ(settings.quarantined, true);
 }
 
-TEST(ProtocolBodies, InventorySplicesTheSources) {
-    const json body = json::parse(inventory_body(1764460800000, R"({"kernel":{"status":"ok"}})"));
-    EXPECT_EQ(body["collected_at"], 1764460800000);
-    EXPECT_EQ(body["sources"]["kernel"]["status"], "ok");
+TEST(ProtocolBodies, InventorySplicesTheSourcesAndTheirDigest) {
+    const std::string sources = R"({"kernel":{"status":"ok"}})";
+    const InventoryReport report = inventory_report(1764460800000, sources);
+    // sha256 of the sources text exactly as spliced (printf '%s' ... | sha256sum).
+    EXPECT_EQ(report.sources_sha256,
+              "91cdf71e97099667aaa334912145c85ea79fd30146db08e13768b195b7423606");
+    const json full = json::parse(report.full);
+    EXPECT_EQ(full["collected_at"], 1764460800000);
+    EXPECT_EQ(full["sources"]["kernel"]["status"], "ok");
+    EXPECT_EQ(full["sources_sha256"], report.sources_sha256);
+    const json digest_only = json::parse(report.digest_only);
+    EXPECT_FALSE(digest_only.contains("sources"));
+    EXPECT_EQ(digest_only["sources_sha256"], report.sources_sha256);
+    EXPECT_TRUE(asks_for_sources(R"({"send_sources":true})"));
+    EXPECT_FALSE(asks_for_sources(R"({"send_sources":false})"));
+    EXPECT_FALSE(asks_for_sources("garbage"));
 }
 
 TEST(ProtocolBodies, CommandsAnswer) {

@@ -1,7 +1,7 @@
 // The running agent: one or more identities (--virtual N), each enrolled on
-// its own, sending heartbeats and inventory (one scheduler thread for all)
-// and long-polling for commands (one thread and connection per identity),
-// as docs/agent-protocol.md describes.
+// its own, sending heartbeats and inventory (one scheduler thread per 500
+// identities, at most 20) and long-polling for commands (one thread and
+// connection per identity), as docs/agent-protocol.md describes.
 //
 // Thread-safety: run() is called once, from one thread; request_stop() may
 // be called from any thread (not from a signal handler) at any time.
@@ -28,6 +28,10 @@ struct AgentOptions {
     int virtual_count = 1;  // identities agent-0 .. agent-(N-1)
     std::string ca_file;    // PEM bundle for https; empty = the system store
     HostPaths host_paths;   // where heartbeats and inventory read the host
+    // With N > 1 against a loopback server, identity i connects from
+    // 127.100.(i / 250).(i % 250 + 1), so a server capping connections per
+    // peer address does not refuse them (--no-virtual-source-addresses).
+    bool virtual_source_addresses = true;
 
     // Timing; the defaults are the protocol's, tests shorten them.
     std::chrono::milliseconds backoff_initial{1000};
@@ -51,8 +55,10 @@ class AgentRuntime {
     AgentRuntime(const AgentRuntime&) = delete;
     AgentRuntime& operator=(const AgentRuntime&) = delete;
 
-    // Prepares every identity, then runs until request_stop() or until no
-    // identity is left running. Returns:
+    // Prepares every identity, raises the process's soft open-file limit to
+    // its hard limit, then runs until request_stop() or until no identity
+    // is left running. Each identity's first request waits a random
+    // 0..N/10 ms (at most 5 s) so N identities do not start in step. Returns:
     //  - Ok after a requested stop (goodbyes sent);
     //  - InvalidArgument before starting when the options cannot work (bad
     //    URL, unreadable --ca-file, an identity to enroll and no token);
@@ -60,7 +66,9 @@ class AgentRuntime {
     //    with another server, Unavailable when the state directory cannot
     //    be used;
     //  - FailedPrecondition when every identity stopped on its own (device
-    //    token refused, enrollment rejected); the log says why.
+    //    token refused, enrollment rejected); the log says why;
+    //  - Unavailable when a thread could not be started (the thread limits
+    //    are too low for N identities); those started are stopped first.
     Status run();
 
     // Idempotent.
