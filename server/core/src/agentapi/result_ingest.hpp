@@ -44,7 +44,8 @@ class ResultIngest {
     ResultIngest& operator=(const ResultIngest&) = delete;
 
     // Set before the first submit (the executions module is wired after
-    // the agent plane); an empty sink accepts every result.
+    // the agent plane; the server does so before it serves). Without one a
+    // result is only matched against the command queue: nothing is written.
     void set_sink(fleet::CommandResultSink sink);
     // False when `capacity` results are waiting or after stop().
     bool submit(Item item);
