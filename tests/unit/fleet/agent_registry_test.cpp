@@ -101,6 +101,24 @@ TEST_F(AgentRegistryTest, HeartbeatsAreGroupCommittedButReadsAreCurrent) {
               StatusCode::kNotFound);
 }
 
+TEST_F(AgentRegistryTest, TheQuarantineFlagIsAnsweredFromMemoryAndSurvivesAReopen) {
+    auto a = enroll("web-01");
+    auto b = enroll("web-02");
+    EXPECT_FALSE(fleet_->registry().quarantined(a.agent_id));
+    ASSERT_TRUE(fleet_->registry().set_quarantine(a.agent_id, true, "incident", "admin").ok());
+    EXPECT_TRUE(fleet_->registry().quarantined(a.agent_id));
+    EXPECT_FALSE(fleet_->registry().quarantined(b.agent_id));
+    reopen();  // loaded from the store at start
+    EXPECT_TRUE(fleet_->registry().quarantined(a.agent_id));
+    ASSERT_TRUE(fleet_->registry().set_quarantine(a.agent_id, false, "", "admin").ok());
+    EXPECT_FALSE(fleet_->registry().quarantined(a.agent_id));
+    EXPECT_FALSE(fleet_->registry().get(a.agent_id)->quarantined);
+    EXPECT_EQ(fleet_->registry()
+                  .set_quarantine("0123456789abcdef0123456789abcdef", true, "", "admin")
+                  .code(),
+              StatusCode::kNotFound);
+}
+
 TEST_F(AgentRegistryTest, SignOffIsOfflineUntilSeenAgain) {
     auto a = enroll("web-01");
     AgentRegistry& reg = fleet_->registry();

@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "agentapi/agent_bodies.hpp"
+#include "agentapi/background_worker.hpp"
 #include "agentapi/poll_parking.hpp"
 #include "agentapi/result_ingest.hpp"
 #include "yuzu/audit/audit_log.hpp"
@@ -41,6 +43,11 @@ constexpr int kRetryAfterS = 5;
 constexpr int kResultRetryAfterS = 1;
 // After a full inventory report deferred for others being written.
 constexpr int kInventoryRetryAfterS = 10;
+// Bodies up to this size (digest-only reports, tiny hosts) are handled on
+// the worker that read them; larger ones on the background worker.
+constexpr size_t kInlineInventoryBytes = 16 * 1024;
+// How much lower the background worker's CPU priority is (nice steps).
+constexpr int kBackgroundNiceness = 10;
 
 // The agent-plane error body (docs/agent-protocol.md), for deferred replies.
 std::string error_body(int code, const std::string& message, const std::string& correlation_id) {
@@ -139,7 +146,10 @@ class AgentPlane {
           ingest_(
               ctx.fleet.commands(),
               [this](const ResultIngest::Item& item, const Status& s) { settle(item, s); },
-              ctx.options.result_queue_capacity, ctx.options.result_batch_max) {}
+              ctx.options.result_queue_capacity, ctx.options.result_batch_max),
+          background_("agent.inventory",
+                      static_cast<size_t>(std::max(1, ctx.options.max_concurrent_inventory)),
+                      kBackgroundNiceness) {}
 
     ~AgentPlane() { stop(); }
 
@@ -147,6 +157,7 @@ class AgentPlane {
     void stop() {
         parking_.stop();
         ingest_.stop();
+        background_.stop();
     }
 
     void set_result_sink(fleet::CommandResultSink sink) { ingest_.set_sink(std::move(sink)); }
@@ -218,38 +229,18 @@ class AgentPlane {
     void inventory(const httplib::Request& req, httplib::Response& res) {
         auto agent = authenticate(req, res);
         if (!agent) return;
-        auto body = parse_object(req, res);
-        if (!body) return;
-        auto digest = read_inventory_digest(*body);
-        if (!digest.ok()) {
-            write_status(res, digest.status());
-            return;
-        }
-        if (!has_inventory_sources(*body)) {
-            if (digest->empty()) {
-                write_status(res, Status::InvalidArgument("field 'sources' must be an object"));
-                return;
-            }
-            // "Unchanged since my last report": one small write, or a
-            // request for the sources when the server holds another digest.
-            auto same =
-                ctx_.fleet.inventory().confirm_unchanged(*agent, *digest, read_collected_at(*body));
-            if (!same.ok()) {
-                write_status(res, same.status());
-                return;
-            }
-            inventory_reports_.Add({{"kind", *same ? "unchanged" : "sources_requested"}})
-                .Increment();
-            if (*same) {
-                res.status = 204;
+        // A digest-only report is a few hundred bytes: answered here. A full
+        // one goes to the background worker, a few at a time and at a lower
+        // priority, its reply deferred.
+        if (req.body.size() <= kInlineInventoryBytes) {
+            auto answer = inventory_answer(*agent, req.body);
+            if (!answer.ok()) {
+                write_status(res, answer.status());
             } else {
-                http::write_json(res, 200, json{{"send_sources", true}});
+                write_inventory_answer(res, *answer);
             }
             return;
         }
-        // A full report parses and rewrites hundreds of rows: only a few at
-        // a time, so a fleet reporting at once cannot take every worker from
-        // polls and results.
         if (inventory_writers_.fetch_add(1) >= ctx_.options.max_concurrent_inventory) {
             inventory_writers_.fetch_sub(1);
             inventory_reports_.Add({{"kind", "deferred"}}).Increment();
@@ -257,21 +248,35 @@ class AgentPlane {
             http::write_error(res, 503, "too many inventory reports at once; retry");
             return;
         }
-        struct Leave {
-            std::atomic<int>& writers;
-            ~Leave() { writers.fetch_sub(1); }
-        } leave{inventory_writers_};
-        auto items = read_inventory_body(*body, *agent, ctx_.clock.now_ms());
-        if (!items.ok()) {
-            write_status(res, items.status());
+        auto reply = http::defer_reply(res);
+        if (!reply) {
+            inventory_writers_.fetch_sub(1);
+            write_status(res, Status::Unavailable("inventory cannot be taken right now; retry"));
             return;
         }
-        if (Status s = ctx_.fleet.inventory().replace(*agent, *items, *digest); !s.ok()) {
-            write_status(res, s);
-            return;
+        auto job = [this, agent_id = *agent, body = req.body, reply] {
+            struct Leave {
+                std::atomic<int>& writers;
+                ~Leave() { writers.fetch_sub(1); }
+            } leave{inventory_writers_};
+            auto answer = inventory_answer(agent_id, body);
+            if (!answer.ok()) {
+                const int code = http_status_for(answer.status().code());
+                reply->send_json(
+                    code,
+                    error_body(code, code == 500 ? "internal error" : answer.status().message(),
+                               reply->correlation_id()));
+                return;
+            }
+            reply->send_json(answer->status, answer->body, answer->headers);
+        };
+        if (!background_.submit(std::move(job))) {
+            inventory_writers_.fetch_sub(1);
+            reply->send_json(503,
+                             error_body(503, "too many inventory reports at once; retry",
+                                        reply->correlation_id()),
+                             {{"Retry-After", std::to_string(kInventoryRetryAfterS)}});
         }
-        inventory_reports_.Add({{"kind", "full"}}).Increment();
-        res.status = 204;
     }
 
     void commands(const httplib::Request& req, httplib::Response& res) {
@@ -416,9 +421,74 @@ class AgentPlane {
         return *agent;
     }
 
+    // What an inventory report is answered with (status 204 without a body,
+    // 200 asking for the sources, or 503); an error Status for a bad report.
+    struct InventoryAnswer {
+        int status = 204;
+        std::string body;
+        http::DeferredReply::Headers headers;
+    };
+    Result<InventoryAnswer> inventory_answer(const std::string& agent_id, const std::string& text) {
+        auto body = parse_body_object(text);
+        if (!body.ok()) return body.status();
+        auto digest = read_inventory_digest(*body);
+        if (!digest.ok()) return digest.status();
+        if (!has_inventory_sources(*body)) {
+            if (digest->empty())
+                return Status::InvalidArgument("field 'sources' must be an object");
+            // "Unchanged since my last report": one small write, or a
+            // request for the sources when the server holds another digest.
+            auto same = ctx_.fleet.inventory().confirm_unchanged(agent_id, *digest,
+                                                                 read_collected_at(*body));
+            if (!same.ok()) return same.status();
+            if (*same) {
+                inventory_reports_.Add({{"kind", "unchanged"}}).Increment();
+                return InventoryAnswer{};
+            }
+            if (!take_invitation()) {
+                inventory_reports_.Add({{"kind", "deferred"}}).Increment();
+                return InventoryAnswer{
+                    503,
+                    error_body(503, "too many inventory reports at once; retry", ""),
+                    {{"Retry-After", std::to_string(kInventoryRetryAfterS)}}};
+            }
+            inventory_reports_.Add({{"kind", "sources_requested"}}).Increment();
+            return InventoryAnswer{200, R"({"send_sources":true})", {}};
+        }
+        auto items = read_inventory_body(*body, agent_id, ctx_.clock.now_ms());
+        if (!items.ok()) return items.status();
+        YUZU_RETURN_IF_ERROR(ctx_.fleet.inventory().replace(agent_id, *items, *digest));
+        inventory_reports_.Add({{"kind", "full"}}).Increment();
+        return InventoryAnswer{};
+    }
+
+    static void write_inventory_answer(httplib::Response& res, const InventoryAnswer& answer) {
+        for (const auto& [name, value] : answer.headers) res.set_header(name, value);
+        if (answer.status == 204) {
+            res.status = 204;
+        } else if (answer.status == 503) {
+            http::write_error(res, 503, "too many inventory reports at once; retry");
+        } else {
+            http::write_json(res, answer.status, answer.body);
+        }
+    }
+
+    // A token of the invitations-per-second bucket (one second's worth
+    // at most), or false when none is left.
+    bool take_invitation() {
+        std::lock_guard lock(invite_mu_);
+        const auto now = std::chrono::steady_clock::now();
+        const double rate = std::max(1, ctx_.options.inventory_invitations_per_s);
+        invite_tokens_ = std::min(
+            rate, invite_tokens_ + rate * std::chrono::duration<double>(now - invite_at_).count());
+        invite_at_ = now;
+        if (invite_tokens_ < 1.0) return false;
+        invite_tokens_ -= 1.0;
+        return true;
+    }
+
     bool quarantined(const std::string& agent_id) {
-        auto record = ctx_.fleet.registry().get(agent_id);
-        return record.ok() && record->quarantined;
+        return ctx_.fleet.registry().quarantined(agent_id);
     }
 
     void audit(const httplib::Request& req, const httplib::Response& res,
@@ -449,9 +519,13 @@ class AgentPlane {
     metrics::Counter& results_refused_;
     metrics::Histogram& delivery_seconds_;
     std::atomic<int> inventory_writers_{0};
+    std::mutex invite_mu_;
+    double invite_tokens_ = 0;  // guarded by invite_mu_
+    std::chrono::steady_clock::time_point invite_at_ = std::chrono::steady_clock::now();  // ditto
     // Last: their threads call back into the members above.
     PollParking parking_;
     ResultIngest ingest_;
+    BackgroundWorker background_;
 };
 
 }  // namespace

@@ -86,6 +86,7 @@ AgentRegistry::AgentRegistry(store::Database& db, const Clock& clock, int64_t of
       clock_(clock),
       offline_timeout_ms_(offline_timeout_ms) {
     assert(offline_timeout_ms_ > 0);
+    load_quarantined();
     flusher_ = std::thread([this]() noexcept { flush_loop(); });
 }
 
@@ -384,15 +385,50 @@ Status AgentRegistry::set_quarantine(const std::string& agent_id, bool quarantin
     YUZU_RETURN_IF_ERROR(check_text_field("reason", reason, 0, kMaxQuarantineReasonBytes, true));
     YUZU_RETURN_IF_ERROR(check_text_field("by", by, 0, kMaxActorBytes, true));
     if (!is_agent_id(agent_id)) return not_registered(agent_id);
-    auto conn = db_.lock();
-    auto update = conn.prepare(
-        "UPDATE agents SET quarantined = ?1, quarantine_reason = ?2, quarantined_by = ?3, "
-        "quarantined_at_ms = ?4 WHERE agent_id = ?5");
-    if (!update.ok()) return update.status();
-    update->bind(1, quarantined ? 1 : 0).bind(2, reason).bind(3, by);
-    YUZU_RETURN_IF_ERROR(update->bind(4, clock_.now_ms()).bind(5, agent_id).run());
-    if (conn.changes() == 0) return not_registered(agent_id);
+    // One change at a time, so the memory copy ends as the store does.
+    std::lock_guard one_change(quarantine_mu_);
+    {
+        auto conn = db_.lock();
+        auto update = conn.prepare(
+            "UPDATE agents SET quarantined = ?1, quarantine_reason = ?2, quarantined_by = ?3, "
+            "quarantined_at_ms = ?4 WHERE agent_id = ?5");
+        if (!update.ok()) return update.status();
+        update->bind(1, quarantined ? 1 : 0).bind(2, reason).bind(3, by);
+        YUZU_RETURN_IF_ERROR(update->bind(4, clock_.now_ms()).bind(5, agent_id).run());
+        if (conn.changes() == 0) return not_registered(agent_id);
+    }
+    std::lock_guard lock(presence_mu_);
+    if (quarantined) {
+        quarantined_.insert(agent_id);
+    } else {
+        quarantined_.erase(agent_id);
+    }
     return Status::Ok();
+}
+
+bool AgentRegistry::quarantined(const std::string& agent_id) const {
+    {
+        std::lock_guard lock(presence_mu_);
+        if (quarantine_loaded_) return quarantined_.count(agent_id) > 0;
+    }
+    auto record = get(agent_id);
+    return record.ok() && record->quarantined;
+}
+
+void AgentRegistry::load_quarantined() {
+    auto conn = reader_.lock();
+    auto stmt = conn.prepare("SELECT agent_id FROM agents WHERE quarantined = 1");
+    if (!stmt.ok()) return;  // answered from the store instead
+    std::unordered_set<std::string> ids;
+    for (;;) {
+        auto row = stmt->step();
+        if (!row.ok()) return;
+        if (!*row) break;
+        ids.insert(stmt->column_text(0));
+    }
+    std::lock_guard lock(presence_mu_);
+    quarantined_ = std::move(ids);
+    quarantine_loaded_ = true;
 }
 
 }  // namespace yuzu::fleet

@@ -40,14 +40,18 @@ Result<std::unique_ptr<Fleet>> Fleet::open(const FleetOptions& options, const Cl
     YUZU_RETURN_IF_ERROR(check_options(options));
     YUZU_RETURN_IF_ERROR(store::ensure_private_dir(options.data_dir));
     const std::string path = (std::filesystem::path(options.data_dir) / kStoreName).string();
-    auto db = store::Database::open(path);
+    // 64 MiB of page cache per connection: at ten thousand agents the
+    // inventory and registry indexes are written and read all the time.
+    constexpr int kFleetCacheKib = 64 * 1024;
+    auto db = store::Database::open(path, store::OpenOptions{.cache_kib = kFleetCacheKib});
     if (!db.ok()) return db.status();
     YUZU_RETURN_IF_ERROR(store::apply_migrations(**db, kStoreName, fleet_migrations(), clock));
 
     // A second, read-only connection: with WAL, token lookups, agent reads
     // and inventory queries run beside a write (a fleet's inventory reports
     // are long ones) instead of queueing behind it.
-    auto reader = store::Database::open(path, store::OpenOptions{.read_only = true});
+    auto reader = store::Database::open(
+        path, store::OpenOptions{.read_only = true, .cache_kib = kFleetCacheKib});
     if (!reader.ok()) return reader.status();
 
     std::unique_ptr<Fleet> fleet(new Fleet());

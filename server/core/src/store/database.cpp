@@ -100,6 +100,10 @@ Status configure(Database& db, const OpenOptions& options) {
         YUZU_RETURN_IF_ERROR(conn.exec("PRAGMA query_only=ON"));
     }
     YUZU_RETURN_IF_ERROR(conn.exec("PRAGMA foreign_keys=ON"));
+    if (options.cache_kib > 0) {
+        // Negative: a size in KiB rather than in pages.
+        YUZU_RETURN_IF_ERROR(conn.exec("PRAGMA cache_size=-" + std::to_string(options.cache_kib)));
+    }
     // Reading the schema here makes "file is not a database" surface at open.
     auto schema = pragma_value(conn, "PRAGMA schema_version");
     return schema.ok() ? Status::Ok() : schema.status();

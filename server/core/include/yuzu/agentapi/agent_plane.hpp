@@ -36,8 +36,13 @@ struct AgentPlaneOptions {
     size_t result_queue_capacity = 32768;
     size_t result_batch_max = 1024;
     // Full inventory reports written at once; beyond it a report is
-    // answered 503 with Retry-After (digest-only reports are never held).
+    // answered 503 with Retry-After.
     int max_concurrent_inventory = 4;
+    // Digest-only reports answered "send the sources" per second at most;
+    // beyond it they get 503, so a fleet reporting at once is invited to
+    // upload at about the rate full reports can be written, instead of all
+    // uploading and most being refused after the upload.
+    int inventory_invitations_per_s = 20;
 };
 
 struct AgentPlaneContext {

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "yuzu/common/clock.hpp"
@@ -102,6 +103,11 @@ class AgentRegistry {
     Status set_quarantine(const std::string& agent_id, bool quarantined, const std::string& reason,
                           const std::string& by);
 
+    // Whether the agent is quarantined, from memory: set_quarantine() is the
+    // only writer and keeps it in step, so every poll and heartbeat answer
+    // can say it without a read of the store.
+    bool quarantined(const std::string& agent_id) const;
+
     int64_t offline_timeout_ms() const { return offline_timeout_ms_; }
 
   private:
@@ -121,6 +127,7 @@ class AgentRegistry {
     Status write_presence(const std::unordered_map<std::string, PendingBeat>& beats,
                           const std::vector<std::pair<std::string, int64_t>>& seen);
     Status require_registered(const std::string& agent_id) const;
+    void load_quarantined();
     // A heartbeat not yet written, laid over what the store said. Caller
     // holds presence_mu_.
     void overlay_locked(AgentRecord& r) const;
@@ -140,6 +147,9 @@ class AgentRegistry {
     // Heartbeats being written by a flush right now; guarded by presence_mu_.
     std::unordered_map<std::string, PendingBeat> inflight_;
     bool stopping_ = false;  // guarded by presence_mu_
+    std::unordered_set<std::string> quarantined_;         // guarded by presence_mu_
+    bool quarantine_loaded_ = false;                      // guarded by presence_mu_
+    std::mutex quarantine_mu_;  // one set_quarantine at a time; before the database
     std::condition_variable flush_wake_;
     std::mutex flush_mu_;  // one flush at a time; taken before presence_mu_
     std::thread flusher_;

@@ -45,6 +45,10 @@ namespace yuzu::store {
 struct OpenOptions {
     int busy_timeout_ms = 5000;  // how long a statement waits for another process's lock
     bool read_only = false;      // open an existing file for reading only
+    // The connection's page cache; 0 keeps SQLite's default (2 MiB). A store
+    // written by thousands of agents (fleet.db) keeps its hot index pages
+    // here instead of reading them back from the OS on every write.
+    int cache_kib = 0;
 };
 
 class Conn;
