@@ -146,9 +146,9 @@ class AgentRegistry {
     std::unordered_map<std::string, PendingBeat> beats_;  // guarded by presence_mu_
     // Heartbeats being written by a flush right now; guarded by presence_mu_.
     std::unordered_map<std::string, PendingBeat> inflight_;
-    bool stopping_ = false;  // guarded by presence_mu_
-    std::unordered_set<std::string> quarantined_;         // guarded by presence_mu_
-    bool quarantine_loaded_ = false;                      // guarded by presence_mu_
+    bool stopping_ = false;                        // guarded by presence_mu_
+    std::unordered_set<std::string> quarantined_;  // guarded by presence_mu_
+    bool quarantine_loaded_ = false;               // guarded by presence_mu_
     std::mutex quarantine_mu_;  // one set_quarantine at a time; before the database
     std::condition_variable flush_wake_;
     std::mutex flush_mu_;  // one flush at a time; taken before presence_mu_
