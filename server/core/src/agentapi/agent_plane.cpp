@@ -45,7 +45,7 @@ constexpr int kResultRetryAfterS = 1;
 constexpr int kInventoryRetryAfterS = 10;
 // Bodies up to this size (digest-only reports, tiny hosts) are handled on
 // the worker that read them; larger ones on the background worker.
-constexpr size_t kInlineInventoryBytes = 16 * 1024;
+constexpr size_t kInlineInventoryBytes = size_t{16} * 1024;
 // How much lower the background worker's CPU priority is (nice steps).
 constexpr int kBackgroundNiceness = 10;
 

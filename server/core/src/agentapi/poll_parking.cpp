@@ -79,11 +79,12 @@ void PollParking::stop() {
     }
     wake_.notify_one();
     if (thread_.joinable()) thread_.join();
-    for (auto& [agent_id, h] : held) {
+    for (auto& entry : held) {
         // Runs from destructors too: a throw is logged and counted, and that
         // poll's connection is closed when its reply is dropped.
-        (void)run_guarded("agent.poll_parking",
-                          [&, &id = agent_id] { h.reply->send_json(200, answer_(id, {})); });
+        (void)run_guarded("agent.poll_parking", [this, &entry] {
+            entry.second.reply->send_json(200, answer_(entry.first, {}));
+        });
     }
 }
 
