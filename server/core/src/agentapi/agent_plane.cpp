@@ -49,11 +49,7 @@ constexpr size_t kInlineInventoryBytes = size_t{16} * 1024;
 // How much lower the background worker's CPU priority is (nice steps).
 constexpr int kBackgroundNiceness = 10;
 
-// The agent-plane error body (docs/agent-protocol.md), for deferred replies.
-std::string error_body(int code, const std::string& message, const std::string& correlation_id) {
-    return dump_json(nlohmann::json{
-        {"error", {{"code", code}, {"message", message}, {"correlation_id", correlation_id}}}});
-}
+using http::error_body;
 
 metrics::BucketBoundaries delivery_buckets() {
     return {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};

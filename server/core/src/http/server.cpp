@@ -227,13 +227,16 @@ void write_json(httplib::Response& res, int http_status, const nlohmann::json& b
     write_json(res, http_status, dump_json(body));
 }
 
+std::string error_body(int http_status, const std::string& message,
+                       const std::string& correlation_id) {
+    return dump_json(nlohmann::json{
+        {"error",
+         {{"code", http_status}, {"message", message}, {"correlation_id", correlation_id}}}});
+}
+
 void write_error(httplib::Response& res, int http_status, const std::string& message) {
     ensure_correlation_id(res);
-    nlohmann::json body = {{"error",
-                            {{"code", http_status},
-                             {"message", message},
-                             {"correlation_id", correlation_id_of(res)}}}};
-    write_json(res, http_status, body);
+    write_json(res, http_status, error_body(http_status, message, correlation_id_of(res)));
 }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::create(const ServerOptions& options,

@@ -139,6 +139,9 @@ std::string correlation_id_of(const httplib::Response& res);
 
 // REST error body: {"error":{"code":<http>,"message":..,"correlation_id":..}}.
 void write_error(httplib::Response& res, int http_status, const std::string& message);
+// The same body as text, for a reply sent later (DeferredReply).
+std::string error_body(int http_status, const std::string& message,
+                       const std::string& correlation_id);
 // Writes `body` (already serialized JSON) with the JSON content type and
 // Cache-Control: no-store.
 void write_json(httplib::Response& res, int http_status, const std::string& body);
