@@ -1,6 +1,7 @@
 // ExecutionTracker: reads (status, per-agent states, lists).
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include "execution/execution_rows.hpp"
 #include "yuzu/execution/execution_tracker.hpp"
@@ -43,7 +44,7 @@ Result<ExecutionRecord> ExecutionTracker::get(const std::string& execution_id) c
 }
 
 Result<std::vector<AgentExecutionState>> ExecutionTracker::agent_states(
-    const std::string& execution_id) const {
+    const std::string& execution_id, const AgentRange& range) const {
     auto conn = db_.lock();
     {
         auto exists = conn.prepare("SELECT 1 FROM executions WHERE execution_id = ?1");
@@ -52,11 +53,14 @@ Result<std::vector<AgentExecutionState>> ExecutionTracker::agent_states(
         if (!row.ok()) return row.status();
         if (!*row) return execution_not_found(execution_id);
     }
+    // Served in order by the execution_agents_in_order index.
     auto stmt = conn.prepare(
-        "SELECT agent_id, command_id, state, error, updated_at_ms FROM execution_agents WHERE "
-        "execution_id = ?1 ORDER BY ordinal");
+        "SELECT agent_id, command_id, state, error, updated_at_ms, ordinal FROM execution_agents "
+        "WHERE execution_id = ?1 AND ordinal > ?2 ORDER BY ordinal LIMIT ?3");
     if (!stmt.ok()) return stmt.status();
-    stmt->bind(1, execution_id);
+    const auto limit = static_cast<int64_t>(
+        std::min<size_t>(range.limit, static_cast<size_t>(std::numeric_limits<int64_t>::max())));
+    stmt->bind(1, execution_id).bind(2, range.after).bind(3, limit);
     std::vector<AgentExecutionState> out;
     for (;;) {
         auto row = stmt->step();
@@ -68,6 +72,7 @@ Result<std::vector<AgentExecutionState>> ExecutionTracker::agent_states(
         s.state = stmt->column_text(2);
         s.error = stmt->column_text(3);
         s.updated_at_ms = stmt->column_int64(4);
+        s.ordinal = static_cast<int>(stmt->column_int64(5));
         out.push_back(std::move(s));
     }
     return out;

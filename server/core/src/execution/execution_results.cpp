@@ -44,9 +44,32 @@ ExecutionEvent make_event(ExecutionEventType type, const std::string& execution_
 
 }  // namespace
 
+// The statements a batch runs for every result, prepared once for the batch.
+struct ExecutionTracker::ResultStatements {
+    store::Conn& conn;
+    store::Statement find;
+    store::Statement insert;
+    store::Statement settle;
+
+    static Result<ResultStatements> prepare(store::Conn& conn) {
+        auto find = conn.prepare(
+            "SELECT execution_id, agent_id, state FROM execution_agents WHERE command_id = ?1");
+        if (!find.ok()) return find.status();
+        auto insert = conn.prepare(
+            "INSERT INTO responses(execution_id, agent_id, status, output, error, duration_ms, "
+            "received_at_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        if (!insert.ok()) return insert.status();
+        auto settle = prepare_settle_agent(conn);
+        if (!settle.ok()) return settle.status();
+        return ResultStatements{conn, std::move(find).value(), std::move(insert).value(),
+                                std::move(settle).value()};
+    }
+};
+
 // One result checked and written inside the caller's transaction. The
 // execution id on success; NotFound / FailedPrecondition change nothing.
-Result<std::string> ExecutionTracker::record_result(store::Conn& conn, const std::string& agent_id,
+Result<std::string> ExecutionTracker::record_result(ResultStatements& sql,
+                                                    const std::string& agent_id,
                                                     const fleet::CommandResult& result,
                                                     int64_t now_ms, PendingEvent& event) {
     std::string status = result.status;
@@ -57,36 +80,32 @@ Result<std::string> ExecutionTracker::record_result(store::Conn& conn, const std
         error = error.empty() ? note : note + ": " + error;
         status = "failure";
     }
-    const std::string output = canonical_output(result.output_json, error);
-    const std::string state = agent_state_for(status);
     std::string execution_id;
     {
-        auto find = conn.prepare(
-            "SELECT execution_id, agent_id, state FROM execution_agents WHERE command_id = ?1");
-        if (!find.ok()) return find.status();
-        find->bind(1, result.command_id);
-        auto row = find->step();
+        store::Statement& find = sql.find;
+        find.bind(1, result.command_id);
+        auto row = find.step();
         if (!row.ok()) return row.status();
-        if (!*row || find->column_text(1) != agent_id) {
+        const bool ours = *row && find.column_text(1) == agent_id;
+        const std::string current = ours ? find.column_text(2) : std::string();
+        if (ours) execution_id = find.column_text(0);
+        find.reset();
+        if (!ours) {
             return Status::NotFound("command '" + bounded_text(result.command_id) +
                                     "' was not sent to agent '" + bounded_text(agent_id) + "'");
         }
-        execution_id = find->column_text(0);
-        const std::string current = find->column_text(2);
         if (current != "dispatched") {
             return Status::FailedPrecondition("agent '" + agent_id +
                                               "' has already settled command '" +
                                               result.command_id + "' (" + current + ")");
         }
     }
-    auto insert = conn.prepare(
-        "INSERT INTO responses(execution_id, agent_id, status, output, error, duration_ms, "
-        "received_at_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-    if (!insert.ok()) return insert.status();
-    insert->bind(1, execution_id).bind(2, agent_id).bind(3, status).bind(4, output);
-    insert->bind(5, error).bind(6, std::max<int64_t>(0, result.duration_ms)).bind(7, now_ms);
-    YUZU_RETURN_IF_ERROR(insert->run());
-    auto settled = settle_agent(conn, execution_id, agent_id, state, error, now_ms);
+    const std::string output = canonical_output(result.output_json, error);
+    const std::string state = agent_state_for(status);
+    sql.insert.bind(1, execution_id).bind(2, agent_id).bind(3, status).bind(4, output);
+    sql.insert.bind(5, error).bind(6, std::max<int64_t>(0, result.duration_ms)).bind(7, now_ms);
+    YUZU_RETURN_IF_ERROR(sql.insert.run());
+    auto settled = settle_agent(sql.conn, sql.settle, execution_id, agent_id, state, error, now_ms);
     if (!settled.ok()) return settled.status();
     assert(*settled && "the row was read as dispatched inside this transaction");
     event.execution_id = execution_id;
@@ -133,9 +152,11 @@ std::vector<Status> ExecutionTracker::record_batch(const std::vector<fleet::Agen
         auto conn = db_.lock();
         auto tx = conn.transaction();
         if (!tx.ok()) return tx.status();
+        auto sql = ResultStatements::prepare(conn);
+        if (!sql.ok()) return sql.status();
         for (size_t i = 0; i < batch.size(); ++i) {
             PendingEvent event;
-            auto recorded = record_result(conn, batch[i].agent_id, batch[i].result, now_ms, event);
+            auto recorded = record_result(*sql, batch[i].agent_id, batch[i].result, now_ms, event);
             if (!recorded.ok()) {
                 const StatusCode code = recorded.status().code();
                 // Not this agent's, or settled already: nothing written.
@@ -149,12 +170,11 @@ std::vector<Status> ExecutionTracker::record_batch(const std::vector<fleet::Agen
             events.push_back(std::move(event));
         }
         for (auto& [execution_id, result] : touched) {
-            auto done = complete_if_settled(conn, execution_id, now_ms);
+            StateTally tally;
+            auto done = complete_if_settled(conn, execution_id, now_ms, &tally);
             if (!done.ok()) return done.status();
             result.first = *done;
-            auto tally = tally_states(conn, execution_id);
-            if (!tally.ok()) return tally.status();
-            result.second = to_counts(*tally);
+            result.second = to_counts(tally);
         }
         return tx.commit();
     }();
@@ -256,16 +276,18 @@ Result<bool> ExecutionTracker::time_out(const std::string& execution_id, int64_t
                 expired.emplace_back(stmt->column_text(0), stmt->column_text(1));
             }
         }
+        auto settle = prepare_settle_agent(conn);
+        if (!settle.ok()) return settle.status();
         for (const auto& [agent_id, command_id] : expired) {
-            auto settled = settle_agent(conn, execution_id, agent_id, "timed_out", error, now_ms);
+            auto settled =
+                settle_agent(conn, *settle, execution_id, agent_id, "timed_out", error, now_ms);
             if (!settled.ok()) return settled.status();
         }
-        auto done = complete_if_settled(conn, execution_id, now_ms);
+        StateTally tally;
+        auto done = complete_if_settled(conn, execution_id, now_ms, &tally);
         if (!done.ok()) return done.status();
         completed = *done;
-        auto tally = tally_states(conn, execution_id);
-        if (!tally.ok()) return tally.status();
-        counts = to_counts(*tally);
+        counts = to_counts(tally);
         YUZU_RETURN_IF_ERROR(tx.commit());
     }
     // A late answer now finds no queued command, so the agent plane drops it.
@@ -295,13 +317,12 @@ Status ExecutionTracker::finish_if_settled(const std::string& execution_id) {
         auto conn = db_.lock();
         auto tx = conn.transaction();
         if (!tx.ok()) return tx.status();
-        auto done = complete_if_settled(conn, execution_id, now_ms);
+        StateTally tally;
+        auto done = complete_if_settled(conn, execution_id, now_ms, &tally);
         if (!done.ok()) return done.status();
         completed = *done;
         if (!completed) return Status::Ok();
-        auto tally = tally_states(conn, execution_id);
-        if (!tally.ok()) return tally.status();
-        counts = to_counts(*tally);
+        counts = to_counts(tally);
         YUZU_RETURN_IF_ERROR(tx.commit());
     }
     bus_.publish(

@@ -39,7 +39,7 @@ std::string settled_status(const StateTally& tally) {
 
 Result<StateTally> tally_states(store::Conn& conn, const std::string& execution_id) {
     auto stmt = conn.prepare(
-        "SELECT state, COUNT(*) FROM execution_agents WHERE execution_id = ?1 GROUP BY state");
+        "SELECT state, agents FROM execution_tallies WHERE execution_id = ?1 AND agents > 0");
     if (!stmt.ok()) return stmt.status();
     stmt->bind(1, execution_id);
     StateTally tally;
@@ -56,9 +56,10 @@ Result<StateTally> tally_states(store::Conn& conn, const std::string& execution_
 
 Result<std::optional<std::string>> complete_if_settled(store::Conn& conn,
                                                        const std::string& execution_id,
-                                                       int64_t now_ms) {
+                                                       int64_t now_ms, StateTally* out) {
     auto tally = tally_states(conn, execution_id);
     if (!tally.ok()) return tally.status();
+    if (out != nullptr) *out = *tally;
     if (tally->dispatched > 0) return std::optional<std::string>();
     const std::string status = settled_status(*tally);
     auto stmt = conn.prepare(
@@ -111,16 +112,26 @@ Result<std::optional<ExecutionRecord>> load_execution(store::Conn& conn,
     return record;
 }
 
+Result<store::Statement> prepare_settle_agent(store::Conn& conn) {
+    return conn.prepare(
+        "UPDATE execution_agents SET state = ?3, error = ?4, updated_at_ms = ?5 WHERE execution_id "
+        "= ?1 AND agent_id = ?2 AND state = 'dispatched'");
+}
+
+Result<bool> settle_agent(store::Conn& conn, store::Statement& prepared,
+                          const std::string& execution_id, const std::string& agent_id,
+                          const std::string& state, const std::string& error, int64_t now_ms) {
+    prepared.bind(1, execution_id).bind(2, agent_id).bind(3, state).bind(4, error).bind(5, now_ms);
+    YUZU_RETURN_IF_ERROR(prepared.run());
+    return conn.changes() > 0;
+}
+
 Result<bool> settle_agent(store::Conn& conn, const std::string& execution_id,
                           const std::string& agent_id, const std::string& state,
                           const std::string& error, int64_t now_ms) {
-    auto stmt = conn.prepare(
-        "UPDATE execution_agents SET state = ?3, error = ?4, updated_at_ms = ?5 WHERE execution_id "
-        "= ?1 AND agent_id = ?2 AND state = 'dispatched'");
+    auto stmt = prepare_settle_agent(conn);
     if (!stmt.ok()) return stmt.status();
-    stmt->bind(1, execution_id).bind(2, agent_id).bind(3, state).bind(4, error).bind(5, now_ms);
-    YUZU_RETURN_IF_ERROR(stmt->run());
-    return conn.changes() > 0;
+    return settle_agent(conn, *stmt, execution_id, agent_id, state, error, now_ms);
 }
 
 }  // namespace yuzu::execution

@@ -40,10 +40,10 @@ Result<StateTally> tally_states(store::Conn& conn, const std::string& execution_
 
 // If the execution is running and no agent is outstanding, marks it
 // completed with its settled status and returns that status; otherwise
-// returns nullopt.
+// returns nullopt. `tally`, when given, receives the counts it read.
 Result<std::optional<std::string>> complete_if_settled(store::Conn& conn,
                                                        const std::string& execution_id,
-                                                       int64_t now_ms);
+                                                       int64_t now_ms, StateTally* tally = nullptr);
 
 // The columns read_execution() expects, for SELECT ... FROM executions.
 extern const char* const kExecutionColumns;
@@ -57,5 +57,11 @@ Result<std::optional<ExecutionRecord>> load_execution(store::Conn& conn,
 Result<bool> settle_agent(store::Conn& conn, const std::string& execution_id,
                           const std::string& agent_id, const std::string& state,
                           const std::string& error, int64_t now_ms);
+// The same through a statement from prepare_settle_agent(), for callers that
+// settle many agents in one transaction.
+Result<store::Statement> prepare_settle_agent(store::Conn& conn);
+Result<bool> settle_agent(store::Conn& conn, store::Statement& prepared,
+                          const std::string& execution_id, const std::string& agent_id,
+                          const std::string& state, const std::string& error, int64_t now_ms);
 
 }  // namespace yuzu::execution

@@ -37,6 +37,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -130,6 +131,14 @@ struct AgentExecutionState {
     std::string state;  // dispatched|responded|failed|refused|timed_out|offline|dispatch_failed
     std::string error;
     int64_t updated_at_ms = 0;
+    int ordinal = 0;  // position in the dispatch, from 0
+};
+
+// Which of an execution's agents to read, in dispatch order: those after
+// ordinal `after` (-1: from the first), at most `limit` of them.
+struct AgentRange {
+    int after = -1;
+    size_t limit = SIZE_MAX;
 };
 
 struct ExecutionFilter {
@@ -194,7 +203,8 @@ class ExecutionTracker {
 
     Result<ExecutionRecord> get(const std::string& execution_id) const;  // NotFound
     // NotFound for an unknown execution. Ordered as dispatched.
-    Result<std::vector<AgentExecutionState>> agent_states(const std::string& execution_id) const;
+    Result<std::vector<AgentExecutionState>> agent_states(const std::string& execution_id,
+                                                          const AgentRange& range = {}) const;
     // InvalidArgument for an unknown status or a malformed cursor.
     Result<ExecutionPage> list(const ExecutionFilter& filter) const;
     // Executions still running (not yet settled), for /metrics.
@@ -211,9 +221,10 @@ class ExecutionTracker {
         std::string state;
         std::string error;
     };
+    struct ResultStatements;  // prepared once per batch (execution_results.cpp)
     // One transaction for the batch; on a store failure every entry carries it.
     std::vector<Status> record_batch(const std::vector<fleet::AgentResult>& batch);
-    Result<std::string> record_result(store::Conn& conn, const std::string& agent_id,
+    Result<std::string> record_result(ResultStatements& sql, const std::string& agent_id,
                                       const fleet::CommandResult& result, int64_t now_ms,
                                       PendingEvent& event);
     Status persist_dispatch(const ExecutionRecord& record, const std::vector<Target>& targets);
