@@ -190,6 +190,80 @@ TEST_F(ExecutionToolsTest, ManagementGroupsBoundWhatAScopedOperatorReachesAndSee
     EXPECT_EQ(listed["executions"][0]["execution_id"], sc["execution_id"]);
 }
 
+TEST_F(ExecutionToolsTest, AgentStatesArePagedInDispatchOrder) {
+    std::vector<std::string> ids;
+    for (int i = 0; i < 5; ++i) ids.push_back(enroll("web-0" + std::to_string(i)));
+    json sc = ok(operator_token, "execute_instruction",
+                 {{"plugin", "os"}, {"action", "info"}, {"agent_ids", ids}});
+    const std::string id = sc["execution_id"];
+    // Every agent, in dispatch order: what the pages must add up to.
+    std::vector<std::string> order;
+    auto states = executions->tracker().agent_states(id);
+    ASSERT_TRUE(states.ok());
+    for (const auto& s : *states) order.push_back(s.agent_id);
+    ASSERT_EQ(order.size(), 5u);
+
+    std::vector<std::string> walked;
+    json args = {{"execution_id", id}, {"agents_limit", 2}};
+    for (int page = 0; page < 5; ++page) {
+        json status = ok(operator_token, "get_execution_status", args);
+        EXPECT_EQ(status["agents_targeted"], 5) << "counts are of the whole execution";
+        EXPECT_LE(status["agents"].size(), 2u);
+        for (const auto& a : status["agents"]) walked.push_back(a["agent_id"]);
+        if (!status.contains("agents_next_cursor")) break;
+        args["agents_cursor"] = status["agents_next_cursor"];
+    }
+    EXPECT_EQ(walked, order);
+
+    json defaults = ok(operator_token, "get_execution_status", {{"execution_id", id}});
+    EXPECT_EQ(defaults["agents"].size(), 5u);
+    EXPECT_FALSE(defaults.contains("agents_next_cursor"));
+    json counts_only =
+        ok(operator_token, "get_execution_status", {{"execution_id", id}, {"agents_limit", 0}});
+    EXPECT_TRUE(counts_only["agents"].empty());
+    EXPECT_EQ(counts_only["agents_targeted"], 5);
+    EXPECT_FALSE(counts_only.contains("agents_next_cursor"));
+
+    for (const json& bad : {json("x1"), json("-1"), json(""), json("1234567890")}) {
+        auto refused = error(operator_token, "get_execution_status",
+                             {{"execution_id", id}, {"agents_cursor", bad}});
+        EXPECT_EQ(refused.code, kInvalidParams) << bad;
+    }
+    auto too_many = error(operator_token, "get_execution_status",
+                          {{"execution_id", id}, {"agents_limit", 1001}});
+    EXPECT_EQ(too_many.code, kInvalidParams);
+}
+
+TEST_F(ExecutionToolsTest, AScopedReaderPagesOnlyTheAgentsInItsGroups) {
+    std::vector<std::string> ids;
+    for (int i = 0; i < 4; ++i) ids.push_back(enroll("host-" + std::to_string(i)));
+    ASSERT_TRUE(identity->users().create_user("carol", kPassword, {}).ok());
+    auth::NewManagementGroup spec;
+    spec.name = "odd";
+    spec.created_by = "admin";
+    auto group = identity->groups().create(spec);
+    ASSERT_TRUE(group.ok()) << group.status().to_string();
+    ASSERT_TRUE(identity->groups().add_member(group->id, ids[1]).ok());
+    ASSERT_TRUE(identity->groups().add_member(group->id, ids[3]).ok());
+    ASSERT_TRUE(identity->groups().assign_role(group->id, "user", "carol", "Operator").ok());
+    const auto carol = token_of("carol", "operator");
+    json sc = ok(admin, "execute_instruction",
+                 {{"plugin", "os"}, {"action", "info"}, {"agent_ids", ids}});
+
+    json first = ok(carol, "get_execution_status",
+                    {{"execution_id", sc["execution_id"]}, {"agents_limit", 1}});
+    ASSERT_EQ(first["agents"].size(), 1u) << first.dump();
+    EXPECT_EQ(first["agents"][0]["agent_id"], ids[1]);
+    ASSERT_TRUE(first.contains("agents_next_cursor"));
+    json second = ok(carol, "get_execution_status",
+                     {{"execution_id", sc["execution_id"]},
+                      {"agents_limit", 1},
+                      {"agents_cursor", first["agents_next_cursor"]}});
+    ASSERT_EQ(second["agents"].size(), 1u) << second.dump();
+    EXPECT_EQ(second["agents"][0]["agent_id"], ids[3]);
+    EXPECT_FALSE(second.contains("agents_next_cursor")) << second.dump();
+}
+
 TEST_F(ExecutionToolsTest, AggregatesOverTheOutputRecords) {
     const std::string a = enroll("web-01");
     const std::string b = enroll("web-02");

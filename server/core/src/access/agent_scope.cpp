@@ -1,6 +1,7 @@
 #include "yuzu/access/agent_scope.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "yuzu/auth/authorizer.hpp"
 #include "yuzu/auth/rbac.hpp"
@@ -44,20 +45,39 @@ int64_t agents_outside(fleet::Fleet& fleet, const AgentView& view) {
 Result<VisibleExecution> visible_execution(const auth::Authorizer& authorizer, fleet::Fleet& fleet,
                                            execution::ExecutionTracker& tracker,
                                            const auth::Principal& who, auth::Permission what,
-                                           const std::string& execution_id) {
+                                           const std::string& execution_id,
+                                           const execution::AgentRange& range) {
     const Status missing = Status::NotFound("execution not found: " + execution_id);
     auto record = tracker.get(execution_id);
     if (!record.ok()) {
         return record.status().code() == StatusCode::kNotFound ? missing : record.status();
     }
-    auto agents = tracker.agent_states(execution_id);
-    if (!agents.ok()) return agents.status();
     auto view = execution::agent_view(authorizer, fleet, who, what);
     if (!view.ok()) return view.status();
-    if (!execution::execution_visible(*record, *agents, who, *view)) return missing;
     VisibleExecution out;
+    const bool bounded = range.limit != SIZE_MAX;
+    if (!*view) {
+        // Fleet-wide: every agent is visible, so only the range is read (one
+        // more than asked, to tell whether others follow).
+        execution::AgentRange probe = range;
+        if (bounded) ++probe.limit;
+        auto agents = tracker.agent_states(execution_id, probe);
+        if (!agents.ok()) return agents.status();
+        out.agents = std::move(agents).value();
+    } else {
+        auto agents = tracker.agent_states(execution_id);
+        if (!agents.ok()) return agents.status();
+        if (!execution::execution_visible(*record, *agents, who, *view)) return missing;
+        out.agents = execution::states_in_view(std::move(agents).value(), *view);
+        std::erase_if(out.agents, [&](const execution::AgentExecutionState& s) {
+            return s.ordinal <= range.after;
+        });
+    }
+    if (bounded && out.agents.size() > range.limit) {
+        out.agents.resize(range.limit);
+        out.more_agents = true;
+    }
     out.record = std::move(record).value();
-    out.agents = execution::states_in_view(std::move(agents).value(), *view);
     out.view = std::move(view).value();
     return out;
 }

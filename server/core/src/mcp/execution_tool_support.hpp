@@ -75,7 +75,8 @@ void add_poll_verdict(nlohmann::json& payload, const PollCounter& polls, std::st
 using access::VisibleExecution;
 Result<VisibleExecution> visible_execution(const ExecutionToolDeps& deps,
                                            const auth::Principal& who, auth::Permission what,
-                                           const std::string& execution_id);
+                                           const std::string& execution_id,
+                                           const execution::AgentRange& range = {});
 
 // A pre-mint refusal of the instruction itself as the -32602 the seed asks
 // for: a disabled definition (FailedPrecondition) is, to the caller, an

@@ -167,11 +167,15 @@ std::optional<Denial> check_arguments(const ToolSpec& tool, const nlohmann::json
         "denied", "schema: " + violation->message + " correlation_id=" + info.correlation_id);
 }
 
-nlohmann::json tool_result(const nlohmann::json& structured) {
-    return {
-        {"content", nlohmann::json::array({{{"type", "text"}, {"text", dump_json(structured)}}})},
-        {"structuredContent", structured},
-        {"isError", false}};
+// Takes the result by value: a large one (a page of agent states) moves
+// into the envelope instead of being copied.
+nlohmann::json tool_result(nlohmann::json structured) {
+    std::string text = dump_json(structured);
+    nlohmann::json out = nlohmann::json::object();
+    out["content"] = nlohmann::json::array({{{"type", "text"}, {"text", std::move(text)}}});
+    out["structuredContent"] = std::move(structured);
+    out["isError"] = false;
+    return out;
 }
 
 namespace {
@@ -197,7 +201,7 @@ void run_handler(const PipelineEnv& env, const auth::Principal& who, const ToolS
         }
         write_audit(env, who, tool.name, "success", detail(""), info);
         out.audit_result = "success";
-        out.result = tool_result(std::get<nlohmann::json>(checked));
+        out.result = tool_result(std::move(std::get<nlohmann::json>(checked)));
         return;
     }
     Result<nlohmann::json> result =
@@ -219,7 +223,7 @@ void run_handler(const PipelineEnv& env, const auth::Principal& who, const ToolS
     }
     write_audit(env, who, tool.name, "success", detail(""), info);
     out.audit_result = "success";
-    out.result = tool_result(*result);
+    out.result = tool_result(std::move(*result));
 }
 
 // A handler that threw: the client gets -32603 with the envelope, the audit

@@ -7,6 +7,8 @@
 // per agent: it reaches only agents on which the caller holds
 // Execution:Execute, and an explicit agent outside that view is refused as
 // unknown.
+#include <charconv>
+
 #include "execution_tool_support.hpp"
 #include "fleet_tool_support.hpp"
 #include "yuzu/access/dispatch_gate.hpp"
@@ -127,40 +129,73 @@ ToolSpec execute_instruction_tool(const ExecutionToolDeps& deps) {
     return spec;
 }
 
+// get_execution_status lists this many agents unless asked for another
+// page size: an answer for 10,000 agents would be 1.5 MB on every poll.
+constexpr int kDefaultAgentsListed = 100;
+constexpr int kMaxAgentsListed = 1000;
+
+// agents_cursor: the ordinal of the last agent of the previous page.
+Result<int> parse_agents_cursor(const json& arguments) {
+    if (!arguments.contains("agents_cursor")) return -1;
+    const std::string& text = arguments.at("agents_cursor").get_ref<const std::string&>();
+    int ordinal = -1;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ordinal);
+    if (ec != std::errc() || end != text.data() + text.size() || ordinal < 0) {
+        return Status::InvalidArgument(
+            "agents_cursor is malformed; pass agents_next_cursor as returned");
+    }
+    return ordinal;
+}
+
 ToolSpec get_execution_status_tool(const ExecutionToolDeps& deps) {
     ToolSpec spec;
     spec.name = "get_execution_status";
     spec.title = "Execution status";
     spec.description =
         "Progress of one execution: status (running, succeeded, completed_with_errors, failed, "
-        "cancelled), how many agents were targeted, responded, succeeded and failed, and each "
-        "agent's state (dispatched, responded, failed, refused, timed_out, offline, "
-        "dispatch_failed). While it runs the answer has ready:false and retry_after_ms: call "
-        "again after that long.";
+        "cancelled), how many agents were targeted, responded, succeeded and failed, and the "
+        "states of its agents in dispatch order (dispatched, responded, failed, refused, "
+        "timed_out, offline, dispatch_failed), agents_limit at a time (default 100); pass "
+        "agents_next_cursor back as agents_cursor for the next ones. While it runs the answer "
+        "has ready:false and retry_after_ms: call again after that long.";
     spec.input_schema = {{"type", "object"},
-                         {"properties", {{"execution_id", kExecutionIdSchema}}},
+                         {"properties",
+                          {{"execution_id", kExecutionIdSchema},
+                           {"agents_limit",
+                            {{"type", "integer"},
+                             {"minimum", 0},
+                             {"maximum", kMaxAgentsListed},
+                             {"default", kDefaultAgentsListed},
+                             {"description", "how many agent states to list (0: counts only)"}}},
+                           {"agents_cursor", {{"type", "string"}, {"pattern", "^[0-9]{1,9}$"}}}}},
                          {"required", {"execution_id"}},
                          {"additionalProperties", false}};
-    spec.output_schema = {{"type", "object"},
-                          {"properties",
-                           {{"execution_id", {{"type", "string"}}},
-                            {"status", {{"type", "string"}}},
-                            {"agents_targeted", {{"type", "integer"}}},
-                            {"agents_responded", {{"type", "integer"}}},
-                            {"agents_success", {{"type", "integer"}}},
-                            {"agents_failure", {{"type", "integer"}}},
-                            {"progress_pct", {{"type", "integer"}}},
-                            {"agents", {{"type", "array"}}},
-                            {"ready", {{"type", "boolean"}}},
-                            {"retry_after_ms", {{"type", "integer"}}}}},
-                          {"required",
-                           {"execution_id", "status", "agents_targeted", "agents_responded",
-                            "agents_success", "agents_failure", "progress_pct", "ready"}}};
+    spec.output_schema = {
+        {"type", "object"},
+        {"properties",
+         {{"execution_id", {{"type", "string"}}},
+          {"status", {{"type", "string"}}},
+          {"agents_targeted", {{"type", "integer"}}},
+          {"agents_responded", {{"type", "integer"}}},
+          {"agents_success", {{"type", "integer"}}},
+          {"agents_failure", {{"type", "integer"}}},
+          {"progress_pct", {{"type", "integer"}}},
+          {"agents", {{"type", "array"}}},
+          {"agents_next_cursor", {{"type", "string"}}},
+          {"ready", {{"type", "boolean"}}},
+          {"retry_after_ms", {{"type", "integer"}}}}},
+        {"required",
+         {"execution_id", "status", "agents_targeted", "agents_responded", "agents_success",
+          "agents_failure", "progress_pct", "agents", "ready"}}};
     spec.tier_key = kExecutionRead;
     spec.access = ToolAccess{kExecutionRead, AccessScope::kAgents, ""};
     spec.handler = [deps](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("execution_id").get<std::string>();
-        auto found = visible_execution(deps, call.principal, kExecutionRead, id);
+        auto after = parse_agents_cursor(call.arguments);
+        if (!after.ok()) return after.status();
+        const execution::AgentRange range{*after, static_cast<size_t>(call.arguments.value(
+                                                      "agents_limit", kDefaultAgentsListed))};
+        auto found = visible_execution(deps, call.principal, kExecutionRead, id, range);
         if (!found.ok()) {
             if (found.status().code() == StatusCode::kNotFound) {
                 deps.polls.count("get_execution_status", "not_found");
@@ -171,6 +206,9 @@ ToolSpec get_execution_status_tool(const ExecutionToolDeps& deps) {
         json agents = json::array();
         for (const auto& s : found->agents) agents.push_back(execution::to_json(s));
         out["agents"] = std::move(agents);
+        if (found->more_agents && !found->agents.empty()) {
+            out["agents_next_cursor"] = std::to_string(found->agents.back().ordinal);
+        }
         add_poll_verdict(out, deps.polls, "get_execution_status",
                          execution::is_terminal_status(found->record.status));
         return out;

@@ -45,16 +45,19 @@ int64_t agents_outside(fleet::Fleet& fleet, const AgentView& view);
 struct VisibleExecution {
     execution::ExecutionRecord record;
     std::vector<execution::AgentExecutionState> agents;  // inside the view only
+    bool more_agents = false;                            // agents in the view follow the range read
     AgentView view;
 };
 
-// The execution with its agent states when `who` may see it through its view
-// for `what`; NotFound "execution not found: <id>" otherwise (unknown and
-// invisible alike).
+// The execution with the agent states in `range` (all by default) when `who`
+// may see it through its view for `what`; NotFound "execution not found:
+// <id>" otherwise (unknown and invisible alike). With a fleet-wide view only
+// the range is read; a narrower view reads every agent to decide visibility.
 Result<VisibleExecution> visible_execution(const auth::Authorizer& authorizer, fleet::Fleet& fleet,
                                            execution::ExecutionTracker& tracker,
                                            const auth::Principal& who, auth::Permission what,
-                                           const std::string& execution_id);
+                                           const std::string& execution_id,
+                                           const execution::AgentRange& range = {});
 
 // A global Administrator (reads other principals' bundles).
 bool is_administrator(auth::Rbac& rbac, const auth::Principal& who);

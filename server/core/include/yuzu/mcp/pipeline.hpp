@@ -131,6 +131,6 @@ CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
 
 // The result object for a successful call: structuredContent plus its text
 // copy in content[0].
-nlohmann::json tool_result(const nlohmann::json& structured);
+nlohmann::json tool_result(nlohmann::json structured);
 
 }  // namespace yuzu::mcp
