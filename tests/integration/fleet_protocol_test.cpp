@@ -3,7 +3,9 @@
 // management-group scoping.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <regex>
+#include <thread>
 
 #include "fleet_test_helpers.hpp"
 
@@ -153,6 +155,90 @@ TEST(FleetProtocol, InventoryReportsAnswerTheInventoryTools) {
     auto bad = agent_post(f, a, "/agent/v1/inventory", {{"sources", {{"Bad Name", {}}}}});
     ASSERT_TRUE(bad);
     EXPECT_EQ(bad->status, 400);
+}
+
+json digest_only(const std::string& sha) {
+    return {{"collected_at", identity::now_s() * 1000}, {"sources_sha256", sha}};
+}
+
+TEST(FleetProtocol, ADigestOnlyReportIsConfirmedOrAnsweredWithARequestForTheSources) {
+    FleetFixture f;
+    RawAgent a = enroll(f, f.enrollment_token(), "web-01");
+    const std::string first(64, 'a');
+    auto unknown = agent_post(f, a, "/agent/v1/inventory", digest_only(first));
+    ASSERT_TRUE(unknown);
+    ASSERT_EQ(unknown->status, 200) << unknown->body;
+    EXPECT_EQ(json::parse(unknown->body), json({{"send_sources", true}}));
+
+    json full = {{"collected_at", identity::now_s() * 1000},
+                 {"sources_sha256", first},
+                 {"sources", {{"kernel", {{"status", "ok"}, {"data", {{"release", "6.1"}}}}}}}};
+    auto written = agent_post(f, a, "/agent/v1/inventory", full);
+    ASSERT_TRUE(written);
+    EXPECT_EQ(written->status, 204) << written->body;
+
+    auto same = agent_post(f, a, "/agent/v1/inventory", digest_only(first));
+    ASSERT_TRUE(same);
+    EXPECT_EQ(same->status, 204) << same->body;
+    auto changed = agent_post(f, a, "/agent/v1/inventory", digest_only(std::string(64, 'b')));
+    ASSERT_TRUE(changed);
+    EXPECT_EQ(changed->status, 200) << changed->body;
+
+    auto bad = agent_post(f, a, "/agent/v1/inventory", digest_only("ABC"));
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->status, 400) << bad->body;
+}
+
+// The server asks for at most 20 full inventories a second, and for a tenth
+// of that while agents are answering an execution (a result recorded in the
+// last second).
+TEST(FleetProtocol, FewerInventoriesAreAskedForWhileAgentsAnswer) {
+    FleetFixture f;
+    const std::string token = f.enrollment_token();
+    std::vector<RawAgent> agents;
+    for (int i = 0; i < 20; ++i) agents.push_back(enroll(f, token, "host-" + std::to_string(i)));
+    // Let the bucket fill (one second's worth: 20).
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    const auto invited = [&](size_t from, size_t to, int* deferred) {
+        int yes = 0;
+        for (size_t i = from; i < to; ++i) {
+            auto res =
+                agent_post(f, agents[i], "/agent/v1/inventory", digest_only(std::string(64, 'c')));
+            EXPECT_TRUE(res);
+            if (!res) continue;
+            if (res->status == 200) {
+                ++yes;
+            } else {
+                EXPECT_EQ(res->status, 503) << res->body;
+                EXPECT_EQ(res->get_header_value("Retry-After"), "10");
+                ++*deferred;
+            }
+        }
+        return yes;
+    };
+    int deferred = 0;
+    EXPECT_EQ(invited(0, 10, &deferred), 10);
+    EXPECT_EQ(deferred, 0);
+
+    // An agent answers an execution.
+    json started = f.mcp_ok(
+        f.mcp_tokens["operator"], "execute_instruction",
+        {{"plugin", "os"}, {"action", "info"}, {"agent_ids", json::array({agents[0].agent_id})}});
+    ASSERT_TRUE(started.contains("execution_id")) << started.dump();
+    httplib::Client agent_plane(f.server->agent_url());
+    auto polled = agent_plane.Get("/agent/v1/commands?wait_s=0", bearer(agents[0].device_token));
+    ASSERT_TRUE(polled);
+    ASSERT_EQ(polled->status, 200) << polled->body;
+    const json commands = json::parse(polled->body)["commands"];
+    ASSERT_EQ(commands.size(), 1u) << polled->body;
+    auto result = agent_post(f, agents[0], "/agent/v1/results",
+                             {{"command_id", commands[0]["command_id"]},
+                              {"status", "success"},
+                              {"output", json::object()}});
+    ASSERT_TRUE(result);
+    ASSERT_EQ(result->status, 204) << result->body;
+    EXPECT_LE(invited(10, 20, &deferred), 3);
+    EXPECT_GE(deferred, 7);
 }
 
 TEST(FleetProtocol, TagsAndScopesOverMcp) {

@@ -48,6 +48,8 @@ constexpr int kInventoryRetryAfterS = 10;
 constexpr size_t kInlineInventoryBytes = size_t{16} * 1024;
 // How much lower the background worker's CPU priority is (nice steps).
 constexpr int kBackgroundNiceness = 10;
+// A result received this recently means agents are answering an execution.
+constexpr std::chrono::seconds kAnsweringWindow{1};
 
 using http::error_body;
 
@@ -378,6 +380,8 @@ class AgentPlane {
         const CommandResult& r = item.result.result;
         const StatusCode code = s.code();
         if (s.ok()) {
+            last_result_at_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                                  std::memory_order_relaxed);
             results_.Add({{"status", r.status}}).Increment();
             item.reply->send_json(204, "");
         } else if (code == StatusCode::kNotFound || code == StatusCode::kFailedPrecondition) {
@@ -470,11 +474,18 @@ class AgentPlane {
     }
 
     // A token of the invitations-per-second bucket (one second's worth
-    // at most), or false when none is left.
+    // at most), or false when none is left. While agents are answering an
+    // execution the bucket fills at a tenth of the rate: a full inventory
+    // costs the CPU of a hundred answers, and the answers are what someone
+    // is waiting for.
     bool take_invitation() {
         std::lock_guard lock(invite_mu_);
         const auto now = std::chrono::steady_clock::now();
-        const double rate = std::max(1, ctx_.options.inventory_invitations_per_s);
+        const auto last_result = std::chrono::steady_clock::time_point(
+            std::chrono::steady_clock::duration(last_result_at_.load(std::memory_order_relaxed)));
+        const bool answering = now - last_result < kAnsweringWindow;
+        const int configured = std::max(1, ctx_.options.inventory_invitations_per_s);
+        const double rate = answering ? std::max(1, configured / 10) : configured;
         invite_tokens_ = std::min(
             rate, invite_tokens_ + rate * std::chrono::duration<double>(now - invite_at_).count());
         invite_at_ = now;
@@ -515,6 +526,8 @@ class AgentPlane {
     metrics::Counter& results_refused_;
     metrics::Histogram& delivery_seconds_;
     std::atomic<int> inventory_writers_{0};
+    // steady_clock ticks of the last result recorded; 0 before the first.
+    std::atomic<std::chrono::steady_clock::rep> last_result_at_{0};
     std::mutex invite_mu_;
     double invite_tokens_ = 0;  // guarded by invite_mu_
     std::chrono::steady_clock::time_point invite_at_ = std::chrono::steady_clock::now();  // ditto
