@@ -27,6 +27,7 @@ class IdentityWorker {
         : id_(identity),
           ctx_(ctx),
           backoff_(ctx.options.backoff_initial, ctx.options.backoff_max),
+          result_backoff_(ctx.options.backoff_initial, ctx.options.backoff_max),
           rng_(std::random_device{}()) {}
 
     void run() {
@@ -224,7 +225,10 @@ class IdentityWorker {
     // (no answer, 5xx) or busy (429/503); a 401 stops the identity; any
     // other 4xx (a 409, a 400) would refuse the same body again: dropped.
     void post_result(const std::string& command_id, const std::string& body) {
-        Backoff retry(ctx_.options.backoff_initial, ctx_.options.backoff_max);
+        // One per identity, reset per result: seeding a random source for
+        // every result stood out in the 10,000-identity profile.
+        Backoff& retry = result_backoff_;
+        retry.reset();
         while (keep_going()) {
             const HttpReply reply =
                 id_.poll_channel().post("/agent/v1/results", id_.record().device_token, body);
@@ -272,6 +276,7 @@ class IdentityWorker {
     Identity& id_;
     const RuntimeContext& ctx_;
     Backoff backoff_;
+    Backoff result_backoff_;
     std::mt19937_64 rng_;  // jitters server-requested waits
     RecentCommands recent_;
 };
