@@ -183,8 +183,11 @@ def dispatch_and_wait(mcp, n, limit_s):
     started = mcp.call("execute_instruction", {"plugin": "os", "action": "info"})
     eid = started["execution_id"]
     last = None
+    status_ms = []
     while time.monotonic() - t0 < limit_s:
+        t1 = time.monotonic()
         last = mcp.call("get_execution_status", {"execution_id": eid})
+        status_ms.append((time.monotonic() - t1) * 1000)
         if last.get("agents_outstanding", 1) == 0 or last["agents_responded"] >= n:
             break
         # As a well-behaved MCP client: the tool says when to ask again (each
@@ -192,7 +195,7 @@ def dispatch_and_wait(mcp, n, limit_s):
         # but never later than 250 ms, the resolution of answer_s.
         time.sleep(min(0.25, max(0.05, last.get("retry_after_ms", 50) / 1000.0)))
     elapsed = time.monotonic() - t0
-    return eid, started, last, elapsed
+    return eid, started, last, elapsed, status_ms
 
 
 def run_one(build, n, args):
@@ -225,12 +228,16 @@ def run_one(build, n, args):
         time.sleep(1.0)
         perf = None
         if args.perf:
-            perf = subprocess.Popen(["perf", "record", "-g", "-p", str(server.proc.pid), "-o",
+            # The server alone, or the whole machine: recording the harness's
+            # 10,000 threads by pid runs out of file descriptors, so "all" is
+            # system-wide (`perf report -s comm,dso` splits it by process).
+            target = ["-p", str(server.proc.pid)] if args.perf == "server" else ["-a"]
+            perf = subprocess.Popen(["perf", "record", "-g", *target, "-o",
                                      os.path.join(data_dir, "perf.data")],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(0.5)
         cpu0 = (cpu_seconds(server.proc.pid), cpu_seconds(agent.pid))
-        eid, started, status, elapsed = dispatch_and_wait(mcp, n, args.answer_limit)
+        eid, started, status, elapsed, status_ms = dispatch_and_wait(mcp, n, args.answer_limit)
         row["server_cpu_s"] = cpu_seconds(server.proc.pid) - cpu0[0]
         row["agent_cpu_s"] = cpu_seconds(agent.pid) - cpu0[1]
         if perf is not None:
@@ -246,6 +253,8 @@ def run_one(build, n, args):
         row["mgmt_call_p99_ms"] = pct(prober.call_ms, 99)
         row["livez_p99_ms"] = pct(prober.livez_ms, 99)
         row["probe_errors"] = prober.errors
+        row["status_call_p50_ms"] = pct(status_ms, 50)
+        row["status_calls"] = len(status_ms)
         s = proc_status(server.proc.pid)
         a = proc_status(agent.pid)
         row.update({"server_threads": s["threads"], "server_rss_mib": s["rss_mib"],
@@ -270,7 +279,10 @@ def run_one(build, n, args):
                 prober = Prober(server, mcp)
                 prober.start()
                 time.sleep(1.0)
-                _, _, status2, elapsed2 = dispatch_and_wait(mcp, n, args.answer_limit)
+                cpu0 = (cpu_seconds(server.proc.pid), cpu_seconds(agent.pid))
+                _, _, status2, elapsed2, _ = dispatch_and_wait(mcp, n, args.answer_limit)
+                row["server2_cpu_s"] = cpu_seconds(server.proc.pid) - cpu0[0]
+                row["agent2_cpu_s"] = cpu_seconds(agent.pid) - cpu0[1]
                 prober.stop_flag.set()
                 prober.join()
                 row["answer2_s"] = elapsed2
@@ -304,9 +316,9 @@ def main():
     p.add_argument("--agent-nice", type=int, default=5,
                    help="nice(1) level of the agent harness (default 10; 0 to compete evenly)")
     p.add_argument("--keep", action="store_true", help="keep each run's data dir and logs")
-    p.add_argument("--perf", action="store_true",
-                   help="record the server with perf(1) from dispatch to the last answer "
-                        "(perf.data in the kept data dir)")
+    p.add_argument("--perf", nargs="?", const="server", choices=["server", "all"],
+                   help="record the server (default) or the whole machine with perf(1) from "
+                        "dispatch to the last answer (perf.data in the kept data dir)")
     p.add_argument("--json", action="store_true", help="print rows as JSON lines")
     args = p.parse_args()
     rows = []
