@@ -210,7 +210,7 @@ TEST(FleetProtocol, FewerInventoriesAreAskedForWhileAgentsAnswer) {
                 ++yes;
             } else {
                 EXPECT_EQ(res->status, 503) << res->body;
-                EXPECT_EQ(res->get_header_value("Retry-After"), "10");
+                EXPECT_EQ(res->get_header_value("Retry-After"), "60");
                 ++*deferred;
             }
         }
@@ -239,6 +239,70 @@ TEST(FleetProtocol, FewerInventoriesAreAskedForWhileAgentsAnswer) {
     ASSERT_EQ(result->status, 204) << result->body;
     EXPECT_LE(invited(10, 20, &deferred), 3);
     EXPECT_GE(deferred, 7);
+}
+
+// POST /agent/v1/results?wait_s= records the result, then answers as the
+// agent's next long-poll.
+TEST(FleetProtocol, AResultWithWaitIsAnsweredAsTheNextPoll) {
+    FleetFixture f;
+    RawAgent a = enroll(f, f.enrollment_token(), "web-01");
+    const std::string& op = f.mcp_tokens["operator"];
+    const json only_a = {
+        {"plugin", "os"}, {"action", "info"}, {"agent_ids", json::array({a.agent_id})}};
+    json first = f.mcp_ok(op, "execute_instruction", only_a);
+    httplib::Client agent_plane(f.server->agent_url());
+    agent_plane.set_read_timeout(10, 0);
+    auto polled = agent_plane.Get("/agent/v1/commands?wait_s=0", bearer(a.device_token));
+    ASSERT_TRUE(polled);
+    const json delivered = json::parse(polled->body)["commands"];
+    ASSERT_EQ(delivered.size(), 1u) << polled->body;
+    json second = f.mcp_ok(op, "execute_instruction", only_a);
+
+    const auto result_of = [](const json& command) {
+        return json{{"command_id", command["command_id"]},
+                    {"status", "success"},
+                    {"output", {{"kernel", "test"}}}}
+            .dump();
+    };
+    // A command is queued: the answer carries it at once.
+    auto chained = agent_plane.Post("/agent/v1/results?wait_s=5", bearer(a.device_token),
+                                    result_of(delivered[0]), "application/json");
+    ASSERT_TRUE(chained);
+    ASSERT_EQ(chained->status, 200) << chained->body;
+    const json next = json::parse(chained->body);
+    ASSERT_EQ(next["commands"].size(), 1u) << chained->body;
+    EXPECT_EQ(next["commands"][0]["execution_id"], second["execution_id"]);
+    EXPECT_EQ(next["quarantined"], false);
+    json status = f.mcp_ok(op, "get_execution_status", {{"execution_id", first["execution_id"]}});
+    EXPECT_EQ(status["status"], "succeeded") << "the 200 came after the result was recorded";
+
+    // Nothing queued: held like a poll, then an empty list.
+    const auto t0 = std::chrono::steady_clock::now();
+    auto held = agent_plane.Post("/agent/v1/results?wait_s=1", bearer(a.device_token),
+                                 result_of(next["commands"][0]), "application/json");
+    ASSERT_TRUE(held);
+    ASSERT_EQ(held->status, 200) << held->body;
+    EXPECT_TRUE(json::parse(held->body)["commands"].empty());
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(900));
+    status = f.mcp_ok(op, "get_execution_status", {{"execution_id", second["execution_id"]}});
+    EXPECT_EQ(status["status"], "succeeded");
+
+    // A duplicate is acknowledged the same way; a bad wait_s is refused.
+    auto again = agent_plane.Post("/agent/v1/results?wait_s=0", bearer(a.device_token),
+                                  result_of(delivered[0]), "application/json");
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->status, 200) << again->body;
+    for (const char* bad : {"-1", "x", ""}) {
+        auto refused =
+            agent_plane.Post(std::string("/agent/v1/results?wait_s=") + bad, bearer(a.device_token),
+                             result_of(delivered[0]), "application/json");
+        ASSERT_TRUE(refused);
+        EXPECT_EQ(refused->status, 400) << bad;
+    }
+    auto plain = agent_plane.Post("/agent/v1/results", bearer(a.device_token),
+                                  result_of(delivered[0]), "application/json");
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(plain->status, 204);
 }
 
 TEST(FleetProtocol, TagsAndScopesOverMcp) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -201,13 +202,18 @@ TEST(FleetScale, AServerKilledUnderLoadComesBackAndNothingRunsTwice) {
     EXPECT_EQ(after["agents_responded"], kAgents) << counts_of(after);
 
     // Reconnection is spread out: no storm of server errors on the agent
-    // plane. (Labels print sorted; the 200 series, the polls that just carried the
-    // new instruction, proves the prefix matches.)
+    // plane. Polls are GETs, or results that carry the next poll. (Labels
+    // print sorted; the 200 series, the polls that just carried the new
+    // instruction, proves the prefixes match.)
     const std::string polls =
         "yuzu_http_requests_total{listener=\"agent\",method=\"GET\",route=\"/agent/v1/"
         "commands\",status=";
-    EXPECT_GT(metric(f, polls + "\"200\""), 0);
+    const std::string results =
+        "yuzu_http_requests_total{listener=\"agent\",method=\"POST\",route=\"/agent/v1/"
+        "results\",status=";
+    EXPECT_GT(std::max(metric(f, polls + "\"200\""), metric(f, results + "\"200\"")), 0);
     EXPECT_LE(metric(f, polls + "\"5"), 0) << "-1: no 5xx series at all";
+    EXPECT_LE(metric(f, results + "\"5"), 0) << "-1: no 5xx series at all";
 
     // Nothing ran twice: every command id appears once in the agent's log.
     ASSERT_EQ(agents->signal_and_wait(SIGTERM), 0);

@@ -43,6 +43,11 @@ constexpr int kRetryAfterS = 5;
 constexpr int kResultRetryAfterS = 1;
 // After a full inventory report deferred for others being written.
 constexpr int kInventoryRetryAfterS = 10;
+// After a digest-only report the server did not ask the sources for (past
+// the invitation rate). Longer: a fleet reporting at once is invited at 20
+// a second whatever the retries, and at 10 s each 10,000 agents would send
+// 600 refused reports a second.
+constexpr int kInvitationRetryAfterS = 60;
 // Bodies up to this size (digest-only reports, tiny hosts) are handled on
 // the worker that read them; larger ones on the background worker.
 constexpr size_t kInlineInventoryBytes = size_t{16} * 1024;
@@ -113,7 +118,8 @@ class AgentPlane {
                                  .Register(ctx.metrics)),
           polls_refused_(metrics::BuildCounter()
                              .Name("yuzu_agent_polls_refused_total")
-                             .Help("Long-polls answered 503 because the poll parking was full")
+                             .Help("Long-polls the poll parking had no room for (answered 503, or "
+                                   "at once with an empty list when they followed a result)")
                              .Register(ctx.metrics)
                              .Add({})),
           results_refused_(metrics::BuildCounter()
@@ -277,20 +283,29 @@ class AgentPlane {
         }
     }
 
+    // The request's wait_s, capped at the fleet's longest poll; nullopt when
+    // absent; InvalidArgument when malformed.
+    Result<std::optional<int>> read_wait_s(const httplib::Request& req) const {
+        if (!req.has_param("wait_s")) return std::optional<int>();
+        const std::string raw = req.get_param_value("wait_s");
+        char* end = nullptr;
+        const long v = std::strtol(raw.c_str(), &end, 10);
+        if (raw.empty() || end == nullptr || *end != '\0' || v < 0) {
+            return Status::InvalidArgument("wait_s must be a non-negative integer");
+        }
+        return std::optional<int>(
+            static_cast<int>(std::min<long>(v, ctx_.fleet.options().max_poll_wait_s)));
+    }
+
     void commands(const httplib::Request& req, httplib::Response& res) {
         auto agent = authenticate(req, res);
         if (!agent) return;
-        int wait_s = ctx_.options.default_poll_wait_s;
-        if (req.has_param("wait_s")) {
-            const std::string raw = req.get_param_value("wait_s");
-            char* end = nullptr;
-            const long v = std::strtol(raw.c_str(), &end, 10);
-            if (raw.empty() || end == nullptr || *end != '\0' || v < 0) {
-                http::write_error(res, 400, "wait_s must be a non-negative integer");
-                return;
-            }
-            wait_s = static_cast<int>(std::min<long>(v, ctx_.fleet.options().max_poll_wait_s));
+        auto wait = read_wait_s(req);
+        if (!wait.ok()) {
+            http::write_error(res, 400, wait.status().message());
+            return;
         }
+        const int wait_s = wait->value_or(ctx_.options.default_poll_wait_s);
         auto queued = ctx_.fleet.commands().take(*agent);
         std::shared_ptr<http::DeferredReply> reply;
         if (queued.empty() && wait_s > 0) reply = http::defer_reply(res);
@@ -318,6 +333,13 @@ class AgentPlane {
             write_status(res, read.status());
             return;
         }
+        // With wait_s the reply, once the result is written, is the agent's
+        // next long-poll: one round trip per answer instead of two.
+        auto wait = read_wait_s(req);
+        if (!wait.ok()) {
+            http::write_error(res, 400, wait.status().message());
+            return;
+        }
         CommandResult r = std::move(read).value();
         r.received_at_ms = ctx_.clock.now_ms();
         // Answered once the result is written with the others waiting (a
@@ -328,7 +350,8 @@ class AgentPlane {
             write_status(res, Status::Unavailable("results cannot be taken right now; retry"));
             return;
         }
-        if (!ingest_.submit(ResultIngest::Item{fleet::AgentResult{*agent, std::move(r)}, reply})) {
+        if (!ingest_.submit(ResultIngest::Item{fleet::AgentResult{*agent, std::move(r)}, reply,
+                                               wait->value_or(-1)})) {
             results_refused_.Increment();
             reply->send_json(503,
                              error_body(503, "too many results are waiting to be written; retry",
@@ -383,7 +406,7 @@ class AgentPlane {
             last_result_at_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
                                   std::memory_order_relaxed);
             results_.Add({{"status", r.status}}).Increment();
-            item.reply->send_json(204, "");
+            acknowledge(item);
         } else if (code == StatusCode::kNotFound || code == StatusCode::kFailedPrecondition) {
             // Not this agent's command, or settled already (a duplicate
             // after redelivery, a result after the timeout, or forged):
@@ -391,7 +414,7 @@ class AgentPlane {
             spdlog::debug("agent {} sent a result for command {} that is not outstanding: {}",
                           agent_id, r.command_id, s.message());
             results_.Add({{"status", "unmatched"}}).Increment();
-            item.reply->send_json(204, "");
+            acknowledge(item);
         } else if (ResultIngest::is_transient(code)) {
             results_.Add({{"status", "retried"}}).Increment();
             item.reply->send_json(503,
@@ -404,6 +427,26 @@ class AgentPlane {
             dropped_.Add({{"reason", "rejected"}}).Increment();
             item.reply->send_json(400, error_body(400, s.message(), item.reply->correlation_id()));
         }
+    }
+
+    // A result done with: 204, or, when the agent asked to wait, its next
+    // poll: the queued commands now, or held like a poll. A 200 always
+    // means the result was taken, so when no more polls can be held that
+    // one is answered at once with an empty list (the agent polls again).
+    void acknowledge(const ResultIngest::Item& item) {
+        if (item.then_poll_s < 0) {
+            item.reply->send_json(204, "");
+            return;
+        }
+        const std::string& agent_id = item.result.agent_id;
+        auto queued = ctx_.fleet.commands().take(agent_id);
+        if (queued.empty() && item.then_poll_s > 0) {
+            if (parking_.park(agent_id, item.reply, std::chrono::seconds(item.then_poll_s))) {
+                return;
+            }
+            polls_refused_.Increment();
+        }
+        item.reply->send_json(200, poll_answer(agent_id, queued));
     }
 
     std::optional<std::string> authenticate(const httplib::Request& req, httplib::Response& res) {
@@ -450,7 +493,7 @@ class AgentPlane {
                 return InventoryAnswer{
                     503,
                     error_body(503, "too many inventory reports at once; retry", ""),
-                    {{"Retry-After", std::to_string(kInventoryRetryAfterS)}}};
+                    {{"Retry-After", std::to_string(kInvitationRetryAfterS)}}};
             }
             inventory_reports_.Add({{"kind", "sources_requested"}}).Increment();
             return InventoryAnswer{200, R"({"send_sources":true})", {}};

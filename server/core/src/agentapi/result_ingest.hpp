@@ -32,6 +32,7 @@ class ResultIngest {
     struct Item {
         fleet::AgentResult result;
         std::shared_ptr<http::DeferredReply> reply;
+        int then_poll_s = -1;  // >= 0: the reply becomes a long-poll of that many seconds
     };
     // What became of one result once its batch was written: its Status
     // from the sink (Ok when no sink is wired), for the route's metrics and
