@@ -138,7 +138,12 @@ HttpReply HttpChannel::get(const std::string& path, const std::string& bearer,
 
 HttpReply HttpChannel::post(const std::string& path, const std::string& bearer,
                             const std::string& json) {
-    set_timeout(impl_->client, &httplib::Client::set_read_timeout, impl_->timeouts.read);
+    return post(path, bearer, json, impl_->timeouts.read);
+}
+
+HttpReply HttpChannel::post(const std::string& path, const std::string& bearer,
+                            const std::string& json, std::chrono::milliseconds read_timeout) {
+    set_timeout(impl_->client, &httplib::Client::set_read_timeout, read_timeout);
     auto result = impl_->client.Post(impl_->base_path + path, impl_->headers(bearer), json,
                                      "application/json");
     return to_reply(result, impl_->client, impl_->tls);

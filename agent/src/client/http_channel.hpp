@@ -52,6 +52,10 @@ class HttpChannel {
     HttpReply get(const std::string& path, const std::string& bearer,
                   std::chrono::milliseconds read_timeout);
     HttpReply post(const std::string& path, const std::string& bearer, const std::string& json);
+    // A post the server may hold like a long-poll (a result that carries the
+    // next poll): read_timeout replaces the channel's.
+    HttpReply post(const std::string& path, const std::string& bearer, const std::string& json,
+                   std::chrono::milliseconds read_timeout);
 
     void cancel();
 

@@ -151,13 +151,22 @@ class IdentityWorker {
         }
     }
 
-    // One long-poll and the commands it brought; false: this identity stops polling.
+    // One long-poll and the commands it brought; false: this identity stops
+    // polling. The poll is the answer to the last result when the server
+    // gave one, else a GET.
     bool poll_once() {
-        const int wait_s = id_.poll_wait_s();
-        const auto started = std::chrono::steady_clock::now();
-        const HttpReply reply =
-            id_.poll_channel().get("/agent/v1/commands?wait_s=" + std::to_string(wait_s),
-                                   id_.record().device_token, seconds(wait_s) + kPollReadSlack);
+        auto started = std::chrono::steady_clock::now();
+        HttpReply reply;
+        if (chained_) {
+            reply = std::move(chained_->reply);
+            started = chained_->started;
+            chained_.reset();
+        } else {
+            const int wait_s = id_.poll_wait_s();
+            reply =
+                id_.poll_channel().get("/agent/v1/commands?wait_s=" + std::to_string(wait_s),
+                                       id_.record().device_token, seconds(wait_s) + kPollReadSlack);
+        }
         if (ctx_.stop.requested()) return false;
         switch (classify_reply(reply)) {
             case ReplyAction::kAccepted: {
@@ -199,18 +208,20 @@ class IdentityWorker {
             spdlog::warn("{}: {} command(s) without a command_id ignored", id_.label(),
                          answer->skipped);
         }
-        for (const AgentCommand& cmd : answer->commands) {
+        const size_t n = answer->commands.size();
+        for (size_t i = 0; i < n; ++i) {
             if (!keep_going()) break;
-            handle_command(cmd);
+            // The last result carries the next poll.
+            handle_command(answer->commands[i], /*then_poll=*/i + 1 == n);
         }
         return answer->commands.empty();
     }
 
-    void handle_command(const AgentCommand& cmd) {
+    void handle_command(const AgentCommand& cmd, bool then_poll) {
         if (const std::string* sent = recent_.find(cmd.command_id)) {
             spdlog::debug("{}: command {} delivered again; resending its result", id_.label(),
                           cmd.command_id);
-            post_result(cmd.command_id, *sent);
+            post_result(cmd.command_id, *sent, then_poll);
             return;
         }
         const bool quarantined = id_.quarantined();
@@ -218,22 +229,32 @@ class IdentityWorker {
                      quarantined ? " refused (quarantined)" : "");
         std::string body = execute_command(cmd, quarantined, ctx_.plugins);
         recent_.remember(cmd.command_id, body);
-        post_result(cmd.command_id, body);
+        post_result(cmd.command_id, body, then_poll);
     }
 
     // Retried until accepted or the identity stops while the server is away
     // (no answer, 5xx) or busy (429/503); a 401 stops the identity; any
     // other 4xx (a 409, a 400) would refuse the same body again: dropped.
-    void post_result(const std::string& command_id, const std::string& body) {
+    // With then_poll the post asks the server to answer with the next poll
+    // (a 200 with commands), kept for poll_once(); a 204 means the server
+    // answers results alone, and poll_once() polls.
+    void post_result(const std::string& command_id, const std::string& body, bool then_poll) {
         // One per identity, reset per result: seeding a random source for
         // every result stood out in the 10,000-identity profile.
         Backoff& retry = result_backoff_;
         retry.reset();
         while (keep_going()) {
+            const int wait_s = id_.poll_wait_s();
+            const auto started = std::chrono::steady_clock::now();
             const HttpReply reply =
-                id_.poll_channel().post("/agent/v1/results", id_.record().device_token, body);
+                then_poll
+                    ? id_.poll_channel().post("/agent/v1/results?wait_s=" + std::to_string(wait_s),
+                                              id_.record().device_token, body,
+                                              seconds(wait_s) + kPollReadSlack)
+                    : id_.poll_channel().post("/agent/v1/results", id_.record().device_token, body);
             switch (classify_reply(reply)) {
                 case ReplyAction::kAccepted:
+                    if (then_poll && reply.status == 200) chained_ = Chained{reply, started};
                     return;
                 case ReplyAction::kRefused:
                     id_.refuse("a result", reply);
@@ -246,6 +267,8 @@ class IdentityWorker {
                     sleep(server_requested_wait(reply));
                     break;
                 case ReplyAction::kBackOff: {
+                    // A held post cut short because the agent stops is no failure.
+                    if (!keep_going()) return;
                     const milliseconds delay = retry.next();
                     spdlog::warn(
                         "{}: posting the result of command {} failed ({}); retrying in "
@@ -275,10 +298,17 @@ class IdentityWorker {
 
     Identity& id_;
     const RuntimeContext& ctx_;
+    // The poll answer that came back with the last result.
+    struct Chained {
+        HttpReply reply;
+        std::chrono::steady_clock::time_point started;  // when its request went out
+    };
+
     Backoff backoff_;
     Backoff result_backoff_;
     std::mt19937_64 rng_;  // jitters server-requested waits
     RecentCommands recent_;
+    std::optional<Chained> chained_;
 };
 
 }  // namespace

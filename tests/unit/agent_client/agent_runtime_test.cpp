@@ -135,6 +135,41 @@ TEST(AgentRuntime, CommandResultCarriesThePluginOutput) {
     EXPECT_EQ(server.bearers(kResults)[0], server.bearers(kHeartbeat)[0]);
 }
 
+// The last result of a poll carries the next poll: commands queued while
+// the agent works arrive as the answer to that result, without a GET.
+TEST(AgentRuntime, TheLastResultOfAPollCarriesTheNextPoll) {
+    FakeAgentServer server;
+    server.set_poll_hold(std::chrono::seconds(5));
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kCommands) >= 1; }));
+    server.push_commands({command("p1", "test", "echo"), command("p2", "test", "echo")});
+    server.push_commands({command("p3", "test", "echo")});
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 3; }));
+    EXPECT_EQ(server.count(kCommands), 1u) << "p3 came back with p2's result";
+    const auto waits = server.wait_params(kResults);
+    ASSERT_EQ(waits.size(), 3u);
+    EXPECT_EQ(waits[0], "") << "not the last of its poll";
+    EXPECT_EQ(waits[1], "1") << "the enrollment's poll_wait_s";
+    EXPECT_EQ(waits[2], "1");
+    EXPECT_EQ(plugins.echo_runs.load(), 3);
+}
+
+// A server that answers results with 204 only: the agent polls as before.
+TEST(AgentRuntime, AServerThatAnswersResultsAloneIsPolled) {
+    FakeAgentServer server;
+    server.set_results_carry_polls(false);
+    TestPlugins plugins;
+    yuzu::testing::TempDir dir;
+    RunningAgent agent(options_for(server, dir), plugins.registry);
+    server.push_commands({command("o1", "test", "echo")});
+    server.push_commands({command("o2", "test", "echo")});
+    ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 2; }));
+    EXPECT_GE(server.count(kCommands), 2u);
+    EXPECT_EQ(plugins.echo_runs.load(), 2);
+}
+
 TEST(AgentRuntime, RepeatedCommandIdIsNotRunTwice) {
     FakeAgentServer server;
     TestPlugins plugins;

@@ -61,6 +61,7 @@ void FakeAgentServer::install_routes() {
         r.bearer = bearer_of(req);
         r.at = std::chrono::steady_clock::now();
         r.remote_addr = req.remote_addr;
+        r.wait_s = req.get_param_value("wait_s");
         requests_[req.path].push_back(r);
         if (auto it = failures_.find(req.path); it != failures_.end() && it->second.remaining > 0) {
             --it->second.remaining;
@@ -128,27 +129,47 @@ void FakeAgentServer::install_routes() {
             }
         });
 
-    for (const char* path : {"/agent/v1/results", "/agent/v1/goodbye"}) {
-        server_->Post(path, [admit](const httplib::Request& req, httplib::Response& res) {
-            if (!admit(req, res, true)) return;
-            res.status = 204;
-        });
-    }
+    server_->Post("/agent/v1/results",
+                  [this, admit](const httplib::Request& req, httplib::Response& res) {
+                      if (!admit(req, res, true)) return;
+                      std::unique_lock lock(mu_);
+                      if (!results_carry_polls_ || !req.has_param("wait_s")) {
+                          res.status = 204;
+                          return;
+                      }
+                      const int wait_s = std::atoi(req.get_param_value("wait_s").c_str());
+                      reply_json(res, 200, next_poll_answer(lock, wait_s));
+                  });
 
-    server_->Get("/agent/v1/commands", [this, admit](const httplib::Request& req,
-                                                     httplib::Response& res) {
-        if (!admit(req, res, true)) return;
-        const int wait_s = std::atoi(req.get_param_value("wait_s").c_str());
-        std::unique_lock lock(mu_);
-        const auto hold = std::min<std::chrono::milliseconds>(hold_, std::chrono::seconds(wait_s));
-        cv_.wait_for(lock, hold, [this] { return shutting_down_ || !answers_.empty(); });
-        nlohmann::json commands = nlohmann::json::array();
-        if (!answers_.empty()) {
-            commands = std::move(answers_.front());
-            answers_.pop_front();
-        }
-        reply_json(res, 200, {{"commands", commands}, {"quarantined", quarantined_}});
-    });
+    server_->Post("/agent/v1/goodbye",
+                  [admit](const httplib::Request& req, httplib::Response& res) {
+                      if (!admit(req, res, true)) return;
+                      res.status = 204;
+                  });
+
+    server_->Get("/agent/v1/commands",
+                 [this, admit](const httplib::Request& req, httplib::Response& res) {
+                     if (!admit(req, res, true)) return;
+                     const int wait_s = std::atoi(req.get_param_value("wait_s").c_str());
+                     std::unique_lock lock(mu_);
+                     reply_json(res, 200, next_poll_answer(lock, wait_s));
+                 });
+}
+
+nlohmann::json FakeAgentServer::next_poll_answer(std::unique_lock<std::mutex>& lock, int wait_s) {
+    const auto hold = std::min<std::chrono::milliseconds>(hold_, std::chrono::seconds(wait_s));
+    cv_.wait_for(lock, hold, [this] { return shutting_down_ || !answers_.empty(); });
+    nlohmann::json commands = nlohmann::json::array();
+    if (!answers_.empty()) {
+        commands = std::move(answers_.front());
+        answers_.pop_front();
+    }
+    return {{"commands", commands}, {"quarantined", quarantined_}};
+}
+
+void FakeAgentServer::set_results_carry_polls(bool carry) {
+    std::lock_guard lock(mu_);
+    results_carry_polls_ = carry;
 }
 
 void FakeAgentServer::push_commands(nlohmann::json commands) {
@@ -230,6 +251,15 @@ std::vector<std::string> FakeAgentServer::remote_addrs(const std::string& path) 
     std::vector<std::string> out;
     if (auto it = requests_.find(path); it != requests_.end()) {
         for (const auto& r : it->second) out.push_back(r.remote_addr);
+    }
+    return out;
+}
+
+std::vector<std::string> FakeAgentServer::wait_params(const std::string& path) const {
+    std::lock_guard lock(mu_);
+    std::vector<std::string> out;
+    if (auto it = requests_.find(path); it != requests_.end()) {
+        for (const auto& r : it->second) out.push_back(r.wait_s);
     }
     return out;
 }

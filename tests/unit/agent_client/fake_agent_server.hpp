@@ -41,6 +41,9 @@ class FakeAgentServer {
     // are held up to hold_ms (or wait_s, if shorter) and answer an empty list.
     void push_commands(nlohmann::json commands);
     void set_poll_hold(std::chrono::milliseconds hold);
+    // Whether a result posted with ?wait_s= is answered like a poll (200 with
+    // the next command answer), as yuzu-server does, or 204 (an older server).
+    void set_results_carry_polls(bool carry);
     void set_quarantined(bool quarantined);
     // Every request with a device token gets 401 from now on.
     void revoke_all_devices();
@@ -57,6 +60,7 @@ class FakeAgentServer {
     std::vector<std::string> bearers(const std::string& path) const;
     std::vector<std::chrono::steady_clock::time_point> arrivals(const std::string& path) const;
     std::vector<std::string> remote_addrs(const std::string& path) const;  // peer addresses
+    std::vector<std::string> wait_params(const std::string& path) const;   // ?wait_s=, "" if none
     size_t count(const std::string& path) const;
 
     // Polls pred every 10 ms until it holds or timeout passes.
@@ -69,8 +73,12 @@ class FakeAgentServer {
         std::string bearer;
         std::chrono::steady_clock::time_point at;
         std::string remote_addr;
+        std::string wait_s;  // the query parameter, "" when absent
     };
     void install_routes();
+    // A poll's answer: the next queued command answer, or after holding up
+    // to wait_s (at most hold_) an empty list. Called with mu_ held.
+    nlohmann::json next_poll_answer(std::unique_lock<std::mutex>& lock, int wait_s);
 
     std::unique_ptr<httplib::Server> server_;
     int port_ = 0;
@@ -83,6 +91,7 @@ class FakeAgentServer {
     std::chrono::milliseconds hold_{1000};
     bool quarantined_ = false;
     bool revoked_ = false;
+    bool results_carry_polls_ = true;
     int heartbeat_s_ = 1;
     int inventory_s_ = 300;
     std::string inventory_digest_;  // of the last full inventory report
