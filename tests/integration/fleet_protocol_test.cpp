@@ -286,6 +286,21 @@ TEST(FleetProtocol, AResultWithWaitIsAnsweredAsTheNextPoll) {
     EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(900));
     status = f.mcp_ok(op, "get_execution_status", {{"execution_id", second["execution_id"]}});
     EXPECT_EQ(status["status"], "succeeded");
+    // The hold is a long-poll's time, not the route's latency.
+    auto metrics = f.client->Get("/metrics");
+    ASSERT_TRUE(metrics);
+    const auto sample = [&](const std::string& series) {
+        const size_t at = metrics->body.find(series + " ");
+        return at == std::string::npos ? -1.0 : std::stod(metrics->body.substr(at + series.size()));
+    };
+    EXPECT_GE(sample("yuzu_http_long_poll_duration_seconds_sum{listener=\"agent\",route=\"/"
+                     "agent/v1/results\"}"),
+              0.9);
+    const double latency = sample(
+        "yuzu_http_request_duration_seconds_sum{listener=\"agent\",method=\"POST\",route=\"/"
+        "agent/v1/results\"}");
+    EXPECT_GE(latency, 0.0);
+    EXPECT_LT(latency, 0.9);
 
     // A duplicate is acknowledged the same way; a bad wait_s is refused.
     auto again = agent_plane.Post("/agent/v1/results?wait_s=0", bearer(a.device_token),

@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -30,6 +31,26 @@ int thread_count(pid_t pid) {
         if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
     }
     return -1;
+}
+
+// A process's threads by nice value (field 19 of /proc/<pid>/task/<tid>/stat).
+std::map<int, int> threads_by_nice(pid_t pid) {
+    std::map<int, int> out;
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+        std::ifstream stat(task.path() / "stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        const size_t close = text.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream fields(text.substr(close + 2));  // from field 3, the state
+        std::string field;
+        for (int i = 3; i < 19 && fields >> field; ++i) {
+        }
+        int nice = 0;
+        if (fields >> nice) ++out[nice];
+    }
+    return out;
 }
 
 // The sum of a metric's samples whose line starts with `prefix` (name and
@@ -138,6 +159,26 @@ TEST(FleetScale, FiveHundredAgentsAnswerEveryCommandWithBoundedServerThreads) {
     const int threads_now = thread_count(f.server->pid());
     EXPECT_LE(threads_now, threads_before + 8) << "before agents: " << threads_before;
     EXPECT_LE(threads_now, 64);
+    // The agent plane yields the CPU to the management API: its 16 workers,
+    // its poller, the poll parking and the result ingest run 3 nice steps
+    // lower, the inventory writer 10.
+    auto by_nice = threads_by_nice(f.server->pid());
+    int base = 0;
+    {
+        std::ifstream main_stat("/proc/" + std::to_string(f.server->pid()) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(main_stat)),
+                         std::istreambuf_iterator<char>());
+        std::istringstream fields(text.substr(text.rfind(')') + 2));
+        std::string field;
+        for (int i = 3; i < 19 && fields >> field; ++i) {
+        }
+        fields >> base;
+    }
+    if (base + 10 <= 19) {
+        EXPECT_EQ(by_nice[base + 3], 16 + 3) << "threads by nice, base " << base;
+        EXPECT_EQ(by_nice[base + 10], 1);
+        EXPECT_GE(by_nice[base], 8) << "the management listener and the rest";
+    }
     EXPECT_LE(metric(f, "yuzu_agent_answers_dropped_total"), 0);
     EXPECT_GE(metric(f, "yuzu_agent_command_delivery_seconds_count"), 2.0 * kAgents);
     auto live = f.client->Get("/livez");

@@ -39,6 +39,7 @@ class FakeReply final : public http::DeferredReply {
         std::lock_guard lock(mu_);
         gone_ = std::move(callback);
     }
+    void mark_held() override {}
 
     // Waits up to 5 s for the reply; false if none came.
     bool wait_sent() {

@@ -114,7 +114,8 @@ class AgentPlane {
                                  .Help("Inventory reports by kind (full: sources written; "
                                        "unchanged: confirmed by digest; sources_requested: "
                                        "digest unknown, the agent sends the sources; deferred: "
-                                       "answered 503 while others were written)")
+                                       "answered 503, others being written or past the "
+                                       "rate sources are asked for)")
                                  .Register(ctx.metrics)),
           polls_refused_(metrics::BuildCounter()
                              .Name("yuzu_agent_polls_refused_total")
@@ -146,21 +147,23 @@ class AgentPlane {
               // Often enough that a held agent never looks offline, rarely
               // enough that 10,000 of them are not 10,000 writes a second.
               std::max(std::chrono::milliseconds(1000),
-                       std::chrono::milliseconds(ctx.fleet.registry().offline_timeout_ms() / 3))),
+                       std::chrono::milliseconds(ctx.fleet.registry().offline_timeout_ms() / 3)),
+              kAgentPlaneNiceness),
           ingest_(
               ctx.fleet.commands(),
               [this](const ResultIngest::Item& item, const Status& s) { settle(item, s); },
-              ctx.options.result_queue_capacity, ctx.options.result_batch_max),
+              ctx.options.result_queue_capacity, ctx.options.result_batch_max, kAgentPlaneNiceness),
           background_("agent.inventory",
                       static_cast<size_t>(std::max(1, ctx.options.max_concurrent_inventory)),
                       kBackgroundNiceness) {}
 
     ~AgentPlane() { stop(); }
 
-    // Answers held polls and writes the results waiting; idempotent.
+    // Writes the results waiting (a result that carries a poll is parked),
+    // then answers the held polls; idempotent.
     void stop() {
-        parking_.stop();
         ingest_.stop();
+        parking_.stop();
         background_.stop();
     }
 
@@ -430,23 +433,26 @@ class AgentPlane {
     }
 
     // A result done with: 204, or, when the agent asked to wait, its next
-    // poll: the queued commands now, or held like a poll. A 200 always
-    // means the result was taken, so when no more polls can be held that
-    // one is answered at once with an empty list (the agent polls again).
+    // poll, held in the parking for what is left of its wait (counted from
+    // the upload's arrival). The parking hands out what is queued at once,
+    // and never to a client that has hung up. A 200 always means the
+    // result was taken, so when no more polls can be held that one is
+    // answered at once with an empty list (the agent polls again).
     void acknowledge(const ResultIngest::Item& item) {
         if (item.then_poll_s < 0) {
             item.reply->send_json(204, "");
             return;
         }
         const std::string& agent_id = item.result.agent_id;
-        auto queued = ctx_.fleet.commands().take(agent_id);
-        if (queued.empty() && item.then_poll_s > 0) {
-            if (parking_.park(agent_id, item.reply, std::chrono::seconds(item.then_poll_s))) {
-                return;
-            }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::seconds(item.then_poll_s) -
+            (std::chrono::steady_clock::now() - item.received));
+        if (left.count() > 0) {
+            item.reply->mark_held();
+            if (parking_.park(agent_id, item.reply, left)) return;
             polls_refused_.Increment();
         }
-        item.reply->send_json(200, poll_answer(agent_id, queued));
+        item.reply->send_json(200, poll_answer(agent_id, ctx_.fleet.commands().take(agent_id)));
     }
 
     std::optional<std::string> authenticate(const httplib::Request& req, httplib::Response& res) {

@@ -1,15 +1,11 @@
 #include "agentapi/background_worker.hpp"
 
 #include <spdlog/spdlog.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <utility>
 
 #include "yuzu/common/thread_guard.hpp"
+#include "yuzu/common/thread_priority.hpp"
 
 namespace yuzu::agentapi {
 
@@ -43,13 +39,8 @@ void BackgroundWorker::stop() {
 }
 
 void BackgroundWorker::run() noexcept {
-    // On Linux the nice value is per thread: this one only.
-    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
-    errno = 0;
-    const int current = ::getpriority(PRIO_PROCESS, tid);
-    if (errno == 0 && ::setpriority(PRIO_PROCESS, tid, current + niceness_) != 0) {
-        spdlog::warn("{}: cannot lower the thread's priority: {}", name_, std::strerror(errno));
-    }
+    if (Status s = lower_thread_priority(niceness_); !s.ok())
+        spdlog::warn("{}: {}", name_, s.message());
     for (;;) {
         std::function<void()> job;
         {

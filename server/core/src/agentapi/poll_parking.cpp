@@ -1,19 +1,24 @@
 #include "agentapi/poll_parking.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <utility>
 
 #include "yuzu/common/thread_guard.hpp"
+#include "yuzu/common/thread_priority.hpp"
 
 namespace yuzu::agentapi {
 
 PollParking::PollParking(fleet::CommandQueue& queue, Answer answer, size_t capacity,
-                         StillConnected still_connected, std::chrono::milliseconds touch_interval)
+                         StillConnected still_connected, std::chrono::milliseconds touch_interval,
+                         int niceness)
     : queue_(queue),
       answer_(std::move(answer)),
       capacity_(capacity),
       still_connected_(std::move(still_connected)),
       touch_interval_(touch_interval),
+      niceness_(niceness),
       next_touch_(std::chrono::steady_clock::now() + touch_interval) {
     thread_ = std::thread([this]() noexcept { run(); });
 }
@@ -99,6 +104,9 @@ void PollParking::answer(const std::string& agent_id,
 }
 
 void PollParking::run() noexcept {
+    if (Status s = lower_thread_priority(niceness_); !s.ok()) {
+        spdlog::warn("agent.poll_parking: {}", s.message());
+    }
     for (bool more = true; more;) {
         // An iteration that throws is logged and counted; the loop goes on.
         if (!run_guarded("agent.poll_parking", [this, &more] { more = run_once(); })) {

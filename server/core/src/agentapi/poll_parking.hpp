@@ -39,9 +39,11 @@ class PollParking {
     // while it waits (its heartbeats may be in back-off after an outage).
     using StillConnected = std::function<void(const std::vector<std::string>& agent_ids)>;
 
+    // `niceness` is added to the parking thread's nice value.
     PollParking(fleet::CommandQueue& queue, Answer answer, size_t capacity,
                 StillConnected still_connected = {},
-                std::chrono::milliseconds touch_interval = std::chrono::seconds(1));
+                std::chrono::milliseconds touch_interval = std::chrono::seconds(1),
+                int niceness = 0);
     ~PollParking();
     PollParking(const PollParking&) = delete;
     PollParking& operator=(const PollParking&) = delete;
@@ -84,6 +86,7 @@ class PollParking {
     const size_t capacity_;
     const StillConnected still_connected_;
     const std::chrono::milliseconds touch_interval_;
+    const int niceness_;
     Time next_touch_;  // run thread only
 
     mutable std::mutex mu_;

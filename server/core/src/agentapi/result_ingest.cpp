@@ -1,18 +1,22 @@
 #include "agentapi/result_ingest.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <utility>
 
 #include "yuzu/common/thread_guard.hpp"
+#include "yuzu/common/thread_priority.hpp"
 
 namespace yuzu::agentapi {
 
 ResultIngest::ResultIngest(fleet::CommandQueue& queue, Settled settled, size_t capacity,
-                           size_t max_batch)
+                           size_t max_batch, int niceness)
     : queue_(queue),
       settled_(std::move(settled)),
       capacity_(capacity),
-      max_batch_(std::max<size_t>(1, max_batch)) {
+      max_batch_(std::max<size_t>(1, max_batch)),
+      niceness_(niceness) {
     thread_ = std::thread([this]() noexcept { run(); });
 }
 
@@ -51,6 +55,9 @@ size_t ResultIngest::depth() const {
 }
 
 void ResultIngest::run() noexcept {
+    if (Status s = lower_thread_priority(niceness_); !s.ok()) {
+        spdlog::warn("agent.result_ingest: {}", s.message());
+    }
     for (bool more = true; more;) {
         // A batch that throws is logged and counted; its replies are
         // dropped, which closes their connections, and the agents retry.

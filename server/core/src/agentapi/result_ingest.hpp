@@ -11,6 +11,7 @@
 // Thread-safety: every public member may be called from any thread.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -33,13 +34,18 @@ class ResultIngest {
         fleet::AgentResult result;
         std::shared_ptr<http::DeferredReply> reply;
         int then_poll_s = -1;  // >= 0: the reply becomes a long-poll of that many seconds
+        // When the upload arrived: the poll's wait counts from here, so the
+        // agent's read timeout (wait plus slack) holds whatever the commit took.
+        std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
     };
     // What became of one result once its batch was written: its Status
     // from the sink (Ok when no sink is wired), for the route's metrics and
     // answer. Runs on the ingest thread, before the reply is sent.
     using Settled = std::function<void(const Item& item, const Status& status)>;
 
-    ResultIngest(fleet::CommandQueue& queue, Settled settled, size_t capacity, size_t max_batch);
+    // `niceness` is added to the ingest thread's nice value.
+    ResultIngest(fleet::CommandQueue& queue, Settled settled, size_t capacity, size_t max_batch,
+                 int niceness = 0);
     ~ResultIngest();
     ResultIngest(const ResultIngest&) = delete;
     ResultIngest& operator=(const ResultIngest&) = delete;
@@ -66,6 +72,7 @@ class ResultIngest {
     const Settled settled_;
     const size_t capacity_;
     const size_t max_batch_;
+    const int niceness_;
 
     mutable std::mutex mu_;
     std::condition_variable ready_;

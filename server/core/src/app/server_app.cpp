@@ -249,6 +249,7 @@ Status ServerApp::bind_listeners(Parts& p) {
     // than being refused (each is quick; none holds a worker while it waits
     // for a command or a commit).
     listener.listen_backlog = 4096;
+    listener.thread_niceness = agentapi::kAgentPlaneNiceness;
     listener.handoff_queue = static_cast<size_t>(c.agent_max_connections);
     // One of each per agent every few seconds; info would drown the log.
     listener.debug_log_routes = {"/agent/v1/commands", "/agent/v1/heartbeat",

@@ -19,6 +19,7 @@
 
 #include "http/request_scan.hpp"
 #include "yuzu/common/thread_guard.hpp"
+#include "yuzu/common/thread_priority.hpp"
 #include "yuzu/metrics/builder.hpp"
 
 namespace yuzu::http {
@@ -26,6 +27,12 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
+
+void lower_priority_or_warn(int steps, const std::string& thread) {
+    if (Status s = lower_thread_priority(steps); !s.ok()) {
+        spdlog::warn("{}: {}", thread, s.message());
+    }
+}
 
 constexpr int kBusyRetryAfterS = 1;
 constexpr int kPeerRetryAfterS = 5;
@@ -445,6 +452,7 @@ void ConnectionGate::hand_off(std::unique_ptr<Connection> conn) {
 }
 
 void ConnectionGate::poll_loop() noexcept {
+    lower_priority_or_warn(options_.thread_niceness, poller_thread_);
     for (bool more = true; more;) {
         if (!run_guarded(poller_thread_, [this, &more] { more = poll_once(); })) {
             // Whatever the iteration held is lost; the poller goes on.
@@ -529,6 +537,7 @@ void ConnectionGate::release_body_slot(Connection& conn) {
 }
 
 void ConnectionGate::worker_loop() noexcept {
+    lower_priority_or_warn(options_.thread_niceness, worker_thread_);
     for (bool more = true; more;) {
         if (!run_guarded(worker_thread_, [this, &more] { more = serve_next(); })) {
             std::this_thread::sleep_for(kAfterThrowPause);

@@ -58,6 +58,7 @@ struct GateOptions {
     size_t queue_capacity = 0;  // 0: 4 x workers
     int max_connections = 1024;
     int max_connections_per_peer = 0;  // 0: no per-peer cap
+    int thread_niceness = 0;           // added to the poller's and workers' nice value
 };
 
 class ConnectionGate {

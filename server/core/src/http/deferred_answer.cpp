@@ -73,16 +73,23 @@ DeferredAnswer::~DeferredAnswer() {
 
 void DeferredAnswer::set_on_sent(OnSent on_sent) {
     std::optional<int> already;
+    HeldAt held_at;
     {
         std::lock_guard lock(hub_->mu);
         if (sent_status_) {
             already = sent_status_;
+            held_at = held_at_;
         } else {
             on_sent_ = std::move(on_sent);
             return;
         }
     }
-    on_sent(*already);
+    on_sent(*already, held_at);
+}
+
+void DeferredAnswer::mark_held() {
+    std::lock_guard lock(hub_->mu);
+    if (!held_at_ && !reply_ && !gone_) held_at_ = std::chrono::steady_clock::now();
 }
 
 void DeferredAnswer::send_json(int status, std::string body, Headers headers) {
@@ -101,7 +108,7 @@ void DeferredAnswer::send_json(int status, std::string body, Headers headers) {
     // Under the hub's lock while the listener is alive: the callback is the
     // listener's own (metrics, access log), and the listener clears the
     // hub's gate, under the same lock, before it goes away.
-    if (hub_->gate != nullptr) on_sent_(status);
+    if (hub_->gate != nullptr) on_sent_(status, held_at_);
     on_sent_ = nullptr;
 }
 
@@ -125,7 +132,7 @@ std::function<void()> DeferredAnswer::client_gone_locked() {
     // Counted and logged like any request, as 499 (client closed): the
     // listener is alive, this runs on its poller.
     if (on_sent_) {
-        on_sent_(kClientClosedStatus);
+        on_sent_(kClientClosedStatus, held_at_);
         on_sent_ = nullptr;
     } else {
         sent_status_ = kClientClosedStatus;

@@ -9,6 +9,7 @@
 // outlives its listener closes its socket instead of touching a dead gate.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -41,8 +42,10 @@ class DeferredAnswer final : public DeferredReply {
     static constexpr int kClientClosedStatus = 499;
 
     // Told the final status when the reply is sent (for metrics and the
-    // access log); may be installed after send() and then runs at once.
-    using OnSent = std::function<void(int status)>;
+    // access log), and when mark_held() was called if it was; may be
+    // installed after send() and then runs at once.
+    using HeldAt = std::optional<std::chrono::steady_clock::time_point>;
+    using OnSent = std::function<void(int status, HeldAt held_at)>;
 
     DeferredAnswer(std::shared_ptr<DeferredHub> hub, std::string correlation_id);
     ~DeferredAnswer() override;
@@ -51,6 +54,7 @@ class DeferredAnswer final : public DeferredReply {
     const std::string& correlation_id() const override { return correlation_id_; }
 
     void on_client_gone(std::function<void()> callback) override;
+    void mark_held() override;
 
     void set_on_sent(OnSent on_sent);
     // The poller saw the held connection hang up: closes it and tells the
@@ -83,6 +87,7 @@ class DeferredAnswer final : public DeferredReply {
     std::function<void()> on_gone_;
     bool gone_ = false;
     std::optional<int> sent_status_;  // sent before on_sent_ was installed
+    HeldAt held_at_;
 };
 
 // Closes a connection through its gate (which keeps the counts), or

@@ -302,6 +302,7 @@ HttpServer::HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Se
     gate.queue_capacity = options_.handoff_queue;
     gate.max_connections = options_.max_connections;
     gate.max_connections_per_peer = options_.max_connections_per_peer;
+    gate.thread_niceness = options_.thread_niceness;
     gate_ = std::make_unique<ConnectionGate>(
         gate, [this](Connection& conn) { return connections_->serve_connection(conn); }, registry);
     connections_->attach(gate_.get(), &gate_->options().limits);
@@ -404,21 +405,21 @@ void HttpServer::install_hooks() {
         const auto start = t_request.active ? t_request.start : std::chrono::steady_clock::now();
         t_request.active = false;
         if (t_current.deferred) {
-            t_current.deferred->set_on_sent([this, route, start, method = req.method,
-                                             path = req.path, peer = req.remote_addr,
-                                             cid = correlation_id_of(res)](int status) {
-                requests_total_
-                    .Add({{"listener", options_.name},
-                          {"route", route},
-                          {"method", method},
-                          {"status", std::to_string(status)}})
-                    .Increment();
-                record_request(route, method, path, peer, cid, status, start);
-            });
+            t_current.deferred->set_on_sent(
+                [this, route, start, method = req.method, path = req.path, peer = req.remote_addr,
+                 cid = correlation_id_of(res)](int status, DeferredAnswer::HeldAt held_at) {
+                    requests_total_
+                        .Add({{"listener", options_.name},
+                              {"route", route},
+                              {"method", method},
+                              {"status", std::to_string(status)}})
+                        .Increment();
+                    record_request(route, method, path, peer, cid, status, start, held_at);
+                });
             return;
         }
         record_request(route, req.method, req.path, req.remote_addr, correlation_id_of(res),
-                       res.status, start);
+                       res.status, start, std::nullopt);
     });
 }
 
@@ -429,20 +430,31 @@ std::string HttpServer::current_route() const {
 void HttpServer::record_request(const std::string& route, const std::string& method,
                                 const std::string& path, const std::string& peer,
                                 const std::string& correlation_id, int status,
-                                std::chrono::steady_clock::time_point start) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                                std::chrono::steady_clock::time_point start,
+                                std::optional<std::chrono::steady_clock::time_point> held_at) {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - start).count();
     const auto listed = [&route](const std::vector<std::string>& routes) {
         return std::find(routes.begin(), routes.end(), route) != routes.end();
     };
-    if (listed(options_.long_poll_routes)) {
+    const auto observe_long_poll = [&](double s) {
         long_poll_seconds_.Add({{"listener", options_.name}, {"route", route}}, long_poll_buckets())
-            .Observe(seconds);
-    } else {
+            .Observe(s);
+    };
+    const auto observe_latency = [&](double s) {
         request_seconds_
             .Add({{"listener", options_.name}, {"route", route}, {"method", method}},
                  metrics::Histogram::DefaultLatencyBuckets())
-            .Observe(seconds);
+            .Observe(s);
+    };
+    if (listed(options_.long_poll_routes)) {
+        observe_long_poll(seconds);
+    } else if (held_at) {
+        // The work (a result's commit), then the hold (the next poll).
+        observe_latency(std::chrono::duration<double>(*held_at - start).count());
+        observe_long_poll(std::chrono::duration<double>(now - *held_at).count());
+    } else {
+        observe_latency(seconds);
     }
     // key=value words: the JSON log format lifts them into fields.
     spdlog::log(listed(options_.debug_log_routes) ? spdlog::level::debug : spdlog::level::info,

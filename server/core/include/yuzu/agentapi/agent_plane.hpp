@@ -25,6 +25,12 @@ class Fleet;
 
 namespace yuzu::agentapi {
 
+// How much lower the agent plane's threads run than the management API's
+// (nice steps; the listener's workers and poller, the poll parking, the
+// result ingest): while a fleet floods the agent plane with answers, an
+// operator's request still gets a CPU at once.
+inline constexpr int kAgentPlaneNiceness = 3;
+
 struct AgentPlaneOptions {
     int default_poll_wait_s = 25;
     // Long-polls held at once (each costs a socket, no thread); beyond it a

@@ -38,6 +38,10 @@ class DeferredReply {
     // died); the connection is closed by then and a later send() does
     // nothing. Runs at once if that already happened. Must not block.
     virtual void on_client_gone(std::function<void()> callback) = 0;
+    // From now on the reply waits for an event, not for work (a result's
+    // reply held as the agent's next long-poll): the time from here to the
+    // answer is measured as a long-poll's, not as the request's latency.
+    virtual void mark_held() = 0;
 };
 
 // Called inside a handler on an HttpServer listener: the answer will be the

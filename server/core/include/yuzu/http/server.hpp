@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ struct ServerOptions {
     int max_connections_per_peer = 0;  // 0: no cap; beyond: 429
     size_t handoff_queue = 0;          // ready requests waiting for a worker; 0: 4 x workers
     int listen_backlog = 512;
+    // Added to the nice value of the listener's poller and workers: a bulk
+    // listener (the agent plane) yields the CPU to the management API.
+    int thread_niceness = 0;
     // Called before routing every request (after the framing checks); false
     // means it wrote a refusal into the response, which is sent as is.
     std::function<bool(const httplib::Request&, httplib::Response&)> pre_route;
@@ -116,11 +120,14 @@ class HttpServer {
     Handler wrap(const std::string& method, const std::string& route, Handler handler);
     // The current request's route label ("unmatched" before routing).
     std::string current_route() const;
-    // The request's latency metric and access-log line.
+    // The request's latency metric and access-log line. `held_at`: when a
+    // deferred reply started waiting for an event; the time after it is a
+    // long-poll's.
     void record_request(const std::string& route, const std::string& method,
                         const std::string& path, const std::string& peer,
                         const std::string& correlation_id, int status,
-                        std::chrono::steady_clock::time_point start);
+                        std::chrono::steady_clock::time_point start,
+                        std::optional<std::chrono::steady_clock::time_point> held_at);
 
     ServerOptions options_;
     std::unique_ptr<httplib::Server> server_;
