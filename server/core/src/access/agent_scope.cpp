@@ -1,7 +1,9 @@
 #include "yuzu/access/agent_scope.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "yuzu/auth/authorizer.hpp"
 #include "yuzu/auth/rbac.hpp"
@@ -45,8 +47,7 @@ int64_t agents_outside(fleet::Fleet& fleet, const AgentView& view) {
 Result<VisibleExecution> visible_execution(const auth::Authorizer& authorizer, fleet::Fleet& fleet,
                                            execution::ExecutionTracker& tracker,
                                            const auth::Principal& who, auth::Permission what,
-                                           const std::string& execution_id,
-                                           const execution::AgentRange& range) {
+                                           const std::string& execution_id, const AgentPage& page) {
     const Status missing = Status::NotFound("execution not found: " + execution_id);
     auto record = tracker.get(execution_id);
     if (!record.ok()) {
@@ -55,13 +56,16 @@ Result<VisibleExecution> visible_execution(const auth::Authorizer& authorizer, f
     auto view = execution::agent_view(authorizer, fleet, who, what);
     if (!view.ok()) return view.status();
     VisibleExecution out;
-    const bool bounded = range.limit != SIZE_MAX;
+    const bool bounded = page.limit != SIZE_MAX;
     if (!*view) {
-        // Fleet-wide: every agent is visible, so only the range is read (one
-        // more than asked, to tell whether others follow).
-        execution::AgentRange probe = range;
-        if (bounded) ++probe.limit;
-        auto agents = tracker.agent_states(execution_id, probe);
+        // Fleet-wide: every agent is visible and ordinals run 0..n-1, so the
+        // page is read directly (one more than asked, to tell whether
+        // others follow). No execution has more agents than an int holds.
+        execution::AgentRange range;
+        range.after =
+            static_cast<int>(std::min<size_t>(page.skip, std::numeric_limits<int>::max())) - 1;
+        range.limit = bounded ? page.limit + 1 : SIZE_MAX;
+        auto agents = tracker.agent_states(execution_id, range);
         if (!agents.ok()) return agents.status();
         out.agents = std::move(agents).value();
     } else {
@@ -69,12 +73,12 @@ Result<VisibleExecution> visible_execution(const auth::Authorizer& authorizer, f
         if (!agents.ok()) return agents.status();
         if (!execution::execution_visible(*record, *agents, who, *view)) return missing;
         out.agents = execution::states_in_view(std::move(agents).value(), *view);
-        std::erase_if(out.agents, [&](const execution::AgentExecutionState& s) {
-            return s.ordinal <= range.after;
-        });
+        const size_t skipped = std::min(page.skip, out.agents.size());
+        out.agents.erase(out.agents.begin(),
+                         out.agents.begin() + static_cast<std::ptrdiff_t>(skipped));
     }
-    if (bounded && out.agents.size() > range.limit) {
-        out.agents.resize(range.limit);
+    if (bounded && out.agents.size() > page.limit) {
+        out.agents.resize(page.limit);
         out.more_agents = true;
     }
     out.record = std::move(record).value();

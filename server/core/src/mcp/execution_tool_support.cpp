@@ -47,9 +47,9 @@ void add_poll_verdict(nlohmann::json& payload, const PollCounter& polls, std::st
 Result<VisibleExecution> visible_execution(const ExecutionToolDeps& deps,
                                            const auth::Principal& who, auth::Permission what,
                                            const std::string& execution_id,
-                                           const execution::AgentRange& range) {
+                                           const access::AgentPage& page) {
     return access::visible_execution(deps.identity.authorizer(), deps.fleet,
-                                     deps.executions.tracker(), who, what, execution_id, range);
+                                     deps.executions.tracker(), who, what, execution_id, page);
 }
 
 Status as_argument_error(Status s) {

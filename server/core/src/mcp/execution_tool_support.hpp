@@ -76,7 +76,7 @@ using access::VisibleExecution;
 Result<VisibleExecution> visible_execution(const ExecutionToolDeps& deps,
                                            const auth::Principal& who, auth::Permission what,
                                            const std::string& execution_id,
-                                           const execution::AgentRange& range = {});
+                                           const access::AgentPage& page = {});
 
 // A pre-mint refusal of the instruction itself as the -32602 the seed asks
 // for: a disabled definition (FailedPrecondition) is, to the caller, an

@@ -134,17 +134,18 @@ ToolSpec execute_instruction_tool(const ExecutionToolDeps& deps) {
 constexpr int kDefaultAgentsListed = 100;
 constexpr int kMaxAgentsListed = 1000;
 
-// agents_cursor: the ordinal of the last agent of the previous page.
-Result<int> parse_agents_cursor(const json& arguments) {
-    if (!arguments.contains("agents_cursor")) return -1;
+// agents_cursor: how many of the agents the caller can see came before the
+// next page (what agents_next_cursor said).
+Result<size_t> parse_agents_cursor(const json& arguments) {
+    if (!arguments.contains("agents_cursor")) return size_t{0};
     const std::string& text = arguments.at("agents_cursor").get_ref<const std::string&>();
-    int ordinal = -1;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ordinal);
-    if (ec != std::errc() || end != text.data() + text.size() || ordinal < 0) {
+    size_t skip = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), skip);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
         return Status::InvalidArgument(
             "agents_cursor is malformed; pass agents_next_cursor as returned");
     }
-    return ordinal;
+    return skip;
 }
 
 ToolSpec get_execution_status_tool(const ExecutionToolDeps& deps) {
@@ -191,11 +192,11 @@ ToolSpec get_execution_status_tool(const ExecutionToolDeps& deps) {
     spec.access = ToolAccess{kExecutionRead, AccessScope::kAgents, ""};
     spec.handler = [deps](const ToolCall& call) -> Result<json> {
         const std::string id = call.arguments.at("execution_id").get<std::string>();
-        auto after = parse_agents_cursor(call.arguments);
-        if (!after.ok()) return after.status();
-        const execution::AgentRange range{*after, static_cast<size_t>(call.arguments.value(
-                                                      "agents_limit", kDefaultAgentsListed))};
-        auto found = visible_execution(deps, call.principal, kExecutionRead, id, range);
+        auto skip = parse_agents_cursor(call.arguments);
+        if (!skip.ok()) return skip.status();
+        const access::AgentPage page{
+            *skip, static_cast<size_t>(call.arguments.value("agents_limit", kDefaultAgentsListed))};
+        auto found = visible_execution(deps, call.principal, kExecutionRead, id, page);
         if (!found.ok()) {
             if (found.status().code() == StatusCode::kNotFound) {
                 deps.polls.count("get_execution_status", "not_found");
@@ -207,7 +208,7 @@ ToolSpec get_execution_status_tool(const ExecutionToolDeps& deps) {
         for (const auto& s : found->agents) agents.push_back(execution::to_json(s));
         out["agents"] = std::move(agents);
         if (found->more_agents && !found->agents.empty()) {
-            out["agents_next_cursor"] = std::to_string(found->agents.back().ordinal);
+            out["agents_next_cursor"] = std::to_string(page.skip + found->agents.size());
         }
         add_poll_verdict(out, deps.polls, "get_execution_status",
                          execution::is_terminal_status(found->record.status));

@@ -6,6 +6,7 @@
 // Thread-safety: stateless; safe from any thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,19 +46,27 @@ int64_t agents_outside(fleet::Fleet& fleet, const AgentView& view);
 struct VisibleExecution {
     execution::ExecutionRecord record;
     std::vector<execution::AgentExecutionState> agents;  // inside the view only
-    bool more_agents = false;                            // agents in the view follow the range read
+    bool more_agents = false;                            // agents in the view follow the page read
     AgentView view;
 };
 
-// The execution with the agent states in `range` (all by default) when `who`
+// A page of the agents the caller can see, in dispatch order: `skip` of
+// them passed over, at most `limit` returned. Counted among visible agents
+// only, so a page boundary says nothing about agents outside the view.
+struct AgentPage {
+    size_t skip = 0;
+    size_t limit = SIZE_MAX;
+};
+
+// The execution with the agent states of `page` (all by default) when `who`
 // may see it through its view for `what`; NotFound "execution not found:
 // <id>" otherwise (unknown and invisible alike). With a fleet-wide view only
-// the range is read; a narrower view reads every agent to decide visibility.
+// the page is read; a narrower view reads every agent to decide visibility.
 Result<VisibleExecution> visible_execution(const auth::Authorizer& authorizer, fleet::Fleet& fleet,
                                            execution::ExecutionTracker& tracker,
                                            const auth::Principal& who, auth::Permission what,
                                            const std::string& execution_id,
-                                           const execution::AgentRange& range = {});
+                                           const AgentPage& page = {});
 
 // A global Administrator (reads other principals' bundles).
 bool is_administrator(auth::Rbac& rbac, const auth::Principal& who);
