@@ -134,7 +134,7 @@ def metric(url, name, labels=""):
 
 
 def agent_plane_5xx(url):
-    """5xx answers on the agent listener: (inventory routes, every other route).
+    """5xx answers on the agent listener: (inventory 503s, every other 5xx).
 
     An inventory report past the rate at which the server asks for sources is
     answered 503 by design (flow control, Retry-After 60); anything else in
@@ -146,7 +146,7 @@ def agent_plane_5xx(url):
         if (line.startswith('yuzu_http_requests_total{') and 'listener="agent"' in line
                 and 'status="5' in line):
             n = int(float(line.rsplit(" ", 1)[1]))
-            if 'route="/agent/v1/inventory"' in line:
+            if 'route="/agent/v1/inventory"' in line and 'status="503"' in line:
                 inventory += n
             else:
                 other += n
@@ -174,8 +174,10 @@ class Prober(threading.Thread):
         self.server, self.mcp, self.period = server, mcp, period_s
         self.stop_flag = threading.Event()
         self.call_ms, self.livez_ms, self.errors = [], [], 0
+        self.slow = []  # (seconds since the probe started, livez ms, call ms) over 50 ms
 
     def run(self):
+        start = time.monotonic()
         while not self.stop_flag.is_set():
             try:
                 t0 = time.monotonic()
@@ -186,6 +188,9 @@ class Prober(threading.Thread):
                 t2 = time.monotonic()
                 self.livez_ms.append((t1 - t0) * 1000)
                 self.call_ms.append((t2 - t1) * 1000)
+                if max(t1 - t0, t2 - t1) > 0.05:
+                    self.slow.append((round(t0 - start, 2), round((t1 - t0) * 1000, 1),
+                                      round((t2 - t1) * 1000, 1)))
             except Exception:  # noqa: BLE001 - counted, the run goes on
                 self.errors += 1
             self.stop_flag.wait(self.period)
@@ -273,6 +278,8 @@ def run_one(build, n, args):
         row["mgmt_call_p99_ms"] = pct(prober.call_ms, 99)
         row["livez_p99_ms"] = pct(prober.livez_ms, 99)
         row["probe_errors"] = prober.errors
+        row["probes"] = len(prober.livez_ms)
+        row["slow_probes"] = prober.slow
         row["status_call_p50_ms"] = pct(status_ms, 50)
         row["status_calls"] = len(status_ms)
         s = proc_status(server.proc.pid)
@@ -304,6 +311,8 @@ def run_one(build, n, args):
                 row["lost2"] = n - (status2["agents_responded"] if status2 else 0)
                 row["mgmt2_call_p99_ms"] = pct(prober.call_ms, 99)
                 row["livez2_p99_ms"] = pct(prober.livez_ms, 99)
+                row["probes2"] = len(prober.livez_ms)
+                row["slow_probes2"] = prober.slow
         return row
     finally:
         if agent is not None and agent.poll() is None:

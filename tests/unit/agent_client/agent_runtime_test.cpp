@@ -139,6 +139,7 @@ TEST(AgentRuntime, CommandResultCarriesThePluginOutput) {
 // the agent works arrive as the answer to that result, without a GET.
 TEST(AgentRuntime, TheLastResultOfAPollCarriesTheNextPoll) {
     FakeAgentServer server;
+    server.set_intervals(1, 300, 5);  // polls held 5 s: the first is still held at the push
     server.set_poll_hold(std::chrono::seconds(5));
     TestPlugins plugins;
     yuzu::testing::TempDir dir;
@@ -151,8 +152,8 @@ TEST(AgentRuntime, TheLastResultOfAPollCarriesTheNextPoll) {
     const auto waits = server.wait_params(kResults);
     ASSERT_EQ(waits.size(), 3u);
     EXPECT_EQ(waits[0], "") << "not the last of its poll";
-    EXPECT_EQ(waits[1], "1") << "the enrollment's poll_wait_s";
-    EXPECT_EQ(waits[2], "1");
+    EXPECT_EQ(waits[1], "5") << "the enrollment's poll_wait_s";
+    EXPECT_EQ(waits[2], "5");
     EXPECT_EQ(plugins.echo_runs.load(), 3);
 }
 
@@ -166,6 +167,11 @@ TEST(AgentRuntime, AServerThatAnswersResultsAloneIsPolled) {
     server.push_commands({command("o1", "test", "echo")});
     server.push_commands({command("o2", "test", "echo")});
     ASSERT_TRUE(FakeAgentServer::wait_until([&] { return server.count(kResults) >= 2; }));
+    // Each result asked for the next poll, got 204, and the agent fetched
+    // o2 with a GET: without that fallback it would wait on nothing.
+    const auto waits = server.wait_params(kResults);
+    ASSERT_GE(waits.size(), 2u);
+    EXPECT_EQ(waits[0], "1");
     EXPECT_GE(server.count(kCommands), 2u);
     EXPECT_EQ(plugins.echo_runs.load(), 2);
 }
