@@ -437,7 +437,8 @@ class AgentPlane {
     // the upload's arrival). The parking hands out what is queued at once,
     // and never to a client that has hung up. A 200 always means the
     // result was taken, so when no more polls can be held that one is
-    // answered at once with an empty list (the agent polls again).
+    // answered at once with what is queued, often nothing (the agent then
+    // polls again).
     void acknowledge(const ResultIngest::Item& item) {
         if (item.then_poll_s < 0) {
             item.reply->send_json(204, "");
