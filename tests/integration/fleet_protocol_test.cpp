@@ -239,6 +239,18 @@ TEST(FleetProtocol, FewerInventoriesAreAskedForWhileAgentsAnswer) {
     ASSERT_EQ(result->status, 204) << result->body;
     EXPECT_LE(invited(10, 20, &deferred), 3);
     EXPECT_GE(deferred, 7);
+
+    // A digest-only report padded past 16 KiB goes through the background
+    // writer; refused there too, its error still carries the request's id.
+    json padded = digest_only(std::string(64, 'd'));
+    padded["padding"] = std::string(20 * 1024, 'x');
+    auto refused = agent_post(f, agents[19], "/agent/v1/inventory", padded);
+    ASSERT_TRUE(refused);
+    ASSERT_EQ(refused->status, 503) << refused->body;
+    EXPECT_EQ(refused->get_header_value("Retry-After"), "60");
+    const std::string id = refused->get_header_value("X-Correlation-Id");
+    EXPECT_FALSE(id.empty());
+    EXPECT_EQ(json::parse(refused->body)["error"]["correlation_id"], id) << refused->body;
 }
 
 // POST /agent/v1/results?wait_s= records the result, then answers as the

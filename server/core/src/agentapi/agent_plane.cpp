@@ -275,6 +275,11 @@ class AgentPlane {
                                reply->correlation_id()));
                 return;
             }
+            if (answer->status == 503) {
+                // Built without a request at hand: this one carries its id.
+                answer->body = error_body(503, "too many inventory reports at once; retry",
+                                          reply->correlation_id());
+            }
             reply->send_json(answer->status, answer->body, answer->headers);
         };
         if (!background_.submit(std::move(job))) {
