@@ -1,11 +1,11 @@
 # yuzu_module(NAME DEPS dep...)
-# Builds server/core/src/NAME/*.cpp into the static library yuzu_NAME, and
-# tests/unit/NAME/*.cpp into the test binary yuzu_NAME_tests. Sources are
+# Builds server/core/src/NAME/**/*.cpp into the static library yuzu_NAME, and
+# tests/unit/NAME/**/*.cpp into the test binary yuzu_NAME_tests. Sources are
 # globbed per module folder, so adding a file never means editing a list, and
 # a module only links the modules below it (DESIGN.md's layering).
 function(yuzu_module name)
   cmake_parse_arguments(M "" "" "DEPS" ${ARGN})
-  file(GLOB srcs CONFIGURE_DEPENDS ${YUZU_SRC_DIR}/${name}/*.cpp)
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${YUZU_SRC_DIR}/${name}/*.cpp)
   list(FILTER srcs EXCLUDE REGEX ".*/main\\.cpp$")
   if(srcs)
     add_library(yuzu_${name} STATIC ${srcs})
@@ -24,7 +24,7 @@ function(yuzu_module name)
   set_property(GLOBAL APPEND PROPERTY YUZU_MODULES yuzu_${name})
 
   if(YUZU_BUILD_TESTS)
-    file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/${name}/*.cpp)
+    file(GLOB_RECURSE tests CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/${name}/*.cpp)
     if(tests)
       add_executable(yuzu_${name}_tests ${tests})
       target_link_libraries(yuzu_${name}_tests PRIVATE yuzu_${name} yuzu_testing
