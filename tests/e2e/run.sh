@@ -6,10 +6,13 @@
 #   (c) sdk_tiers.mjs: the official SDK client, once per MCP tier;
 #   (d) sdk_approvals.mjs: ticket-then-recall of quarantine_device with the
 #       SDK client and a TOTP-verified reviewer;
-#   (e) browser/approvals.spec.mjs: the dashboard in headless Debian chromium;
-#   (f) scripts/run.sh on a fresh data dir, then run_sh_connect.mjs: the SDK
+#   (e) sdk_stream.mjs: the session's GET stream with the SDK client through
+#       a proxy that cuts it: resumed with Last-Event-ID, every frame exactly
+#       once; DELETE; a --mcp-replay-ring-frames 4 server's replay_gap;
+#   (f) browser/approvals.spec.mjs: the dashboard in headless Debian chromium;
+#   (g) scripts/run.sh on a fresh data dir, then run_sh_connect.mjs: the SDK
 #       client connects with exactly the connection lines run.sh printed;
-#   (g) browser/mcp_cors.spec.mjs: fetch() to /mcp/v1/ from a page on an
+#   (h) browser/mcp_cors.spec.mjs: fetch() to /mcp/v1/ from a page on an
 #       --mcp-allowed-origin (readable, 401s too) and from one that is not
 #       (fails), in headless Debian chromium.
 # Last line: "N passed, M failed" (scenarios + SDK and browser checks).
@@ -24,8 +27,11 @@ CONFORMANCE="$HERE/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 # Scenarios that need no fixture catalogue. completion-complete is not here:
 # it asks for the fixture prompt test_prompt_with_arguments, which yuzu-server
 # rightly answers with -32602 (unknown prompt); it runs in part (b).
+# server-sse-polling and server-sse-multiple-streams check sessions and
+# several requests of one session (both send MCP-Protocol-Version
+# 2025-03-26 on a 2025-11-25 session, which the server accepts).
 GENERIC_SCENARIOS=(server-initialize ping logging-set-level tools-list resources-list
-  prompts-list dns-rebinding-protection)
+  prompts-list dns-rebinding-protection server-sse-polling server-sse-multiple-streams)
 
 for exe in yuzu-server yuzu-mcp-fixtures; do
   if [ ! -x "$BIN/$exe" ]; then
@@ -86,8 +92,12 @@ TOTAL_FAILED=0
 # --- the real yuzu-server --------------------------------------------------
 ADMIN_PASSWORD="e2e-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 mkdir -p "$WORK/data"
+# The conformance suite and the SDK checks initialize a session per
+# scenario and never DELETE it; all of them are admin's, so the
+# per-principal session cap (8) is raised for this server.
 YUZU_BOOTSTRAP_ADMIN_PASSWORD="$ADMIN_PASSWORD" "$BIN/yuzu-server" \
-  --listen 127.0.0.1:0 --agent-listen 127.0.0.1:0 --data-dir "$WORK/data" >"$WORK/server.log" 2>&1 &
+  --listen 127.0.0.1:0 --agent-listen 127.0.0.1:0 --data-dir "$WORK/data" \
+  --mcp-max-sessions-per-principal 512 >"$WORK/server.log" 2>&1 &
 PIDS+=($!)
 wait_for_file "$WORK/data/listen.json" || fail "yuzu-server did not start: $(tail -n 20 "$WORK/server.log")"
 BASE="$(jq -r .management "$WORK/data/listen.json")"
@@ -194,12 +204,16 @@ run_counted() {
 echo "== (d) SDK client: quarantine_device through an approval"
 run_counted d "$HERE/sdk_approvals.mjs"
 
-# --- (e) the dashboard in headless chromium ---------------------------------
-echo "== (e) browser: dashboard approvals (Playwright, Debian chromium)"
-run_counted e "$HERE/browser/approvals.spec.mjs"
+# --- (e) the GET stream with the SDK client ---------------------------------
+echo "== (e) SDK client: the GET stream cut and resumed, DELETE, replay_gap"
+run_counted e "$HERE/sdk_stream.mjs"
 
-# --- (f) scripts/run.sh prints a connection that works as printed -----------
-echo "== (f) scripts/run.sh: the printed MCP connection lines work as printed"
+# --- (f) the dashboard in headless chromium ---------------------------------
+echo "== (f) browser: dashboard approvals (Playwright, Debian chromium)"
+run_counted f "$HERE/browser/approvals.spec.mjs"
+
+# --- (g) scripts/run.sh prints a connection that works as printed -----------
+echo "== (g) scripts/run.sh: the printed MCP connection lines work as printed"
 RUNSH_OUT="$WORK/run-sh.out"
 YUZU_BUILD_DIR="$(dirname "$BIN")" YUZU_DATA_DIR="$WORK/run-sh-data" \
   YUZU_LISTEN=127.0.0.1:0 YUZU_AGENT_LISTEN=127.0.0.1:0 \
@@ -212,7 +226,7 @@ for _ in $(seq 600); do
   sleep 0.2
 done
 if grep -q 'Ctrl-C stops the agent and the server' "$RUNSH_OUT"; then
-  run_counted f "$HERE/run_sh_connect.mjs" "$RUNSH_OUT"
+  run_counted g "$HERE/run_sh_connect.mjs" "$RUNSH_OUT"
   token_mode="$(stat -c %a "$WORK/run-sh-data/mcp-readonly-token" 2>/dev/null)"
   if [ "$token_mode" = "600" ]; then
     echo "ok - run.sh keeps its MCP token file at mode 0600"; TOTAL_PASSED=$((TOTAL_PASSED + 1))
@@ -232,9 +246,9 @@ else
   TOTAL_FAILED=$((TOTAL_FAILED + 1))
 fi
 
-# --- (g) MCP from a page on another origin (CORS) ----------------------------
-echo "== (g) browser: /mcp/v1/ from another origin (CORS, Playwright, Debian chromium)"
-run_counted g "$HERE/browser/mcp_cors.spec.mjs"
+# --- (h) MCP from a page on another origin (CORS) ----------------------------
+echo "== (h) browser: /mcp/v1/ from another origin (CORS, Playwright, Debian chromium)"
+run_counted h "$HERE/browser/mcp_cors.spec.mjs"
 
 echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
 [ "$TOTAL_FAILED" -eq 0 ]

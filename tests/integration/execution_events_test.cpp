@@ -94,7 +94,8 @@ TEST(ExecutionEvents, TheEventStreamDeliversDispatchedThroughCompletedAndEnds) {
 }
 
 TEST(ExecutionEvents, EventStreamsAreCappedAndDoNotHoldUpServerShutdown) {
-    // 6 workers: at most 3 streams (half the pool) may be open at once.
+    // 6 workers: at most 3 streams may be open at once (a pool that small
+    // keeps half of itself for short requests).
     FleetFixture f({"--http-worker-threads", "6"});
     const std::string& op = f.mcp_tokens["operator"];
     auto agents = f.start_agents(1, f.enrollment_token());

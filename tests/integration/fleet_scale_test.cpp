@@ -157,8 +157,9 @@ TEST(FleetScale, FiveHundredAgentsAnswerEveryCommandWithBoundedServerThreads) {
     }
     // Threads do not follow the fleet: the same pool serves 500 agents.
     const int threads_now = thread_count(f.server->pid());
+    // The management pool (sized for --max-sse-streams) is there before any
+    // agent; what agents add is bounded.
     EXPECT_LE(threads_now, threads_before + 8) << "before agents: " << threads_before;
-    EXPECT_LE(threads_now, 64);
     // The agent plane yields the CPU to the management API: its 16 workers,
     // its poller, the poll parking and the result ingest run 3 nice steps
     // lower, the inventory writer 10.

@@ -206,8 +206,9 @@ TEST(McpHttp, TransportChecksAnswerWithTheirStatusCodes) {
         f.client->Post("/mcp/v1", mcp_headers(token), R"({"jsonrpc":"1.0"})", "application/json");
     EXPECT_EQ(json::parse(envelope->body)["error"]["code"], -32600);
 
+    // The GET stream needs a session (tests/integration/mcp_stream_test.cpp).
     auto get = f.client->Get("/mcp/v1/", mcp_headers(token));
-    EXPECT_EQ(get->status, 405);
+    EXPECT_EQ(get->status, 400);
 }
 
 TEST(McpHttp, KillSwitchAnswersMinus32005BeforeAuthentication) {

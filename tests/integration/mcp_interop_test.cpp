@@ -202,7 +202,7 @@ TEST(McpInterop, PreflightFromAForeignOrMissingOriginGetsNoAllowHeaders) {
     auto missing = f.client->Options("/mcp/v1/", preflight_headers(""));
     ASSERT_TRUE(missing);
     EXPECT_EQ(missing->status, 204);
-    EXPECT_EQ(missing->get_header_value("Allow"), "POST, OPTIONS");
+    EXPECT_EQ(missing->get_header_value("Allow"), "GET, POST, DELETE, OPTIONS");
     expect_no_cors_allow(*missing);
 
     // DNS rebinding: an allowed Origin does not make a foreign Host pass.
@@ -242,11 +242,38 @@ TEST(McpInterop, AnswersToAnAllowedOriginCarryCorsHeadersIncluding401) {
     EXPECT_EQ(not_json->status, 415);
     EXPECT_EQ(not_json->get_header_value("Access-Control-Allow-Origin"), kAllowedOrigin);
 
+    // A refused GET (here: no session header) is readable cross-origin too.
     auto get = f.client->Get("/mcp/v1/", h);
     ASSERT_TRUE(get);
-    EXPECT_EQ(get->status, 405);
+    EXPECT_EQ(get->status, 400);
     EXPECT_EQ(get->get_header_value("Access-Control-Allow-Origin"), kAllowedOrigin);
-    EXPECT_EQ(get->get_header_value("Allow"), "POST, OPTIONS");
+}
+
+TEST(McpInterop, WithoutStreamingGetAndDeleteAre405AndNoSessionIsMinted) {
+    InteropFixture f({"--mcp-no-streaming"});
+    httplib::Headers h{{"Accept", "application/json, text/event-stream"},
+                       {"Authorization", "Bearer " + f.token}};
+    auto init = f.client->Post("/mcp/v1/", h, kInitialize, "application/json");
+    ASSERT_TRUE(init);
+    EXPECT_EQ(init->status, 200);
+    EXPECT_FALSE(init->has_header("Mcp-Session-Id"));
+    h.emplace("Mcp-Session-Id", "0123456789abcdef0123456789abcdef");
+    for (const char* method : {"GET", "DELETE"}) {
+        SCOPED_TRACE(method);
+        auto res = std::string(method) == "GET" ? f.client->Get("/mcp/v1/", h)
+                                                : f.client->Delete("/mcp/v1/", h);
+        ASSERT_TRUE(res);
+        EXPECT_EQ(res->status, 405);
+        EXPECT_EQ(res->get_header_value("Allow"), "POST, OPTIONS");
+    }
+    // The header is ignored, not checked, when sessions are off.
+    auto ping = f.client->Post("/mcp/v1/", h, R"({"jsonrpc":"2.0","id":2,"method":"ping"})",
+                               "application/json");
+    ASSERT_TRUE(ping);
+    EXPECT_EQ(ping->status, 200);
+    auto plain = f.client->Options("/mcp/v1/");
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(plain->get_header_value("Allow"), "POST, OPTIONS");
 }
 
 TEST(McpInterop, AnswersToAForeignOrNoOriginCarryNoAllowOrigin) {

@@ -58,10 +58,42 @@ TEST(Flags, DefaultsMatchTheDocumentedOnes) {
     EXPECT_EQ(c.max_request_body, 4u * 1024 * 1024);
     EXPECT_EQ(c.http_worker_threads, 0);
     EXPECT_GE(c.effective_worker_threads(), 16);
+    EXPECT_FALSE(c.mcp_no_streaming);
+    EXPECT_EQ(c.max_sse_streams, 128);
+    EXPECT_EQ(c.mcp_max_streams_per_principal, 4);
+    EXPECT_EQ(c.mcp_max_sessions, 1024);
+    EXPECT_EQ(c.mcp_max_sessions_per_principal, 8);
+    EXPECT_EQ(c.mcp_session_idle_ttl_s, 1800);
+    EXPECT_EQ(c.mcp_stream_tick_ms, 3000);
+    EXPECT_EQ(c.mcp_replay_ring_frames, 500);
+    EXPECT_EQ(c.mcp_replay_ring_bytes, 256u * 1024);
+}
+
+TEST(Flags, TheWorkerPoolHoldsEveryStreamPlusAReserve) {
+    auto derived = parse({"--max-sse-streams", "300"});
+    ASSERT_TRUE(std::holds_alternative<ServerConfig>(derived));
+    const auto& d = std::get<ServerConfig>(derived);
+    EXPECT_GE(d.effective_worker_threads(), 300 + ServerConfig::kWorkerReserve);
+    EXPECT_EQ(d.effective_max_streams(), 300);
+    // An explicit pool is kept; the stream cap yields.
+    auto explicit_pool = parse({"--http-worker-threads", "40", "--max-sse-streams", "128"});
+    const auto& e = std::get<ServerConfig>(explicit_pool);
+    EXPECT_EQ(e.effective_worker_threads(), 40);
+    EXPECT_EQ(e.effective_max_streams(), 40 - ServerConfig::kWorkerReserve);
+    auto tiny = parse({"--http-worker-threads", "6"});
+    EXPECT_EQ(std::get<ServerConfig>(tiny).effective_max_streams(), 3);
+    auto one = parse({"--http-worker-threads", "1"});
+    EXPECT_EQ(std::get<ServerConfig>(one).effective_max_streams(), 1);
+    auto ring = parse({"--mcp-replay-ring-bytes", "1MiB"});
+    EXPECT_EQ(std::get<ServerConfig>(ring).mcp_replay_ring_bytes, 1024u * 1024);
 }
 
 TEST(Flags, BadValuesExitTwoWithOneLineReason) {
     const std::vector<std::vector<const char*>> cases = {
+        {"--max-sse-streams", "0"},
+        {"--mcp-stream-tick-ms", "5"},
+        {"--mcp-replay-ring-bytes", "12"},
+        {"--mcp-session-idle-ttl", "1"},
         {"--log-level", "loud"},
         {"--log-format", "xml"},
         {"--listen", "nowhere"},

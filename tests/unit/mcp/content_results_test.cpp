@@ -67,8 +67,8 @@ class ContentResultsTest : public ::testing::Test {
         auth::Principal who;
         who.username = "alice";
         auto reply = server.handle(m, who, RequestInfo{"req-1-1", "127.0.0.1", "test"});
-        EXPECT_TRUE(reply.has_value());
-        return json::parse(*reply);
+        EXPECT_EQ(reply.kind, Reply::Kind::kJson);
+        return json::parse(reply.body);
     }
 
     ToolCatalogue tools;

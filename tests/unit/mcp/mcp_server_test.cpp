@@ -21,8 +21,8 @@ nlohmann::json rpc(const McpServer& server, const std::string& method,
     auth::Principal who;
     who.username = "alice";
     auto reply = server.handle(m, who, RequestInfo{"req-1-1", "127.0.0.1", "test"});
-    EXPECT_TRUE(reply.has_value());
-    return nlohmann::json::parse(*reply);
+    EXPECT_EQ(reply.kind, Reply::Kind::kJson);
+    return nlohmann::json::parse(reply.body);
 }
 
 class McpServerTest : public ::testing::Test {
@@ -110,7 +110,7 @@ TEST_F(McpServerTest, PingUnknownMethodAndNotifications) {
     RpcMessage note;
     note.kind = RpcMessage::Kind::kNotification;
     note.method = "notifications/initialized";
-    EXPECT_FALSE(server.handle(note, auth::Principal{}, RequestInfo{}).has_value());
+    EXPECT_EQ(server.handle(note, auth::Principal{}, RequestInfo{}).kind, Reply::Kind::kAccepted);
 }
 
 TEST_F(McpServerTest, ToolsListPaginatesWithAStableCursor) {

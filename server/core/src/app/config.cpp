@@ -14,12 +14,20 @@ std::string ListenAddress::to_string() const {
 
 int ServerConfig::effective_worker_threads() const {
     if (http_worker_threads > 0) return http_worker_threads;
-    // A worker is held for a whole request, including a held-open event
-    // stream and a slowly arriving upload (idle connections wait in the
-    // listener's poller instead), so the derived pool is generous rather
-    // than core-sized.
+    // A worker is held for a whole request, including a held-open stream
+    // and a slowly arriving upload (idle connections wait in the listener's
+    // poller instead), so the derived pool holds every stream the cap
+    // allows plus a reserve, and is never smaller than a core-sized pool.
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    return static_cast<int>(std::max(16u, cores * 8u));
+    const int core_sized = static_cast<int>(std::max(16u, cores * 8u));
+    return std::max(core_sized, max_sse_streams + kWorkerReserve);
+}
+
+int ServerConfig::effective_max_streams() const {
+    const int workers = effective_worker_threads();
+    // A small explicit pool keeps half of itself for short requests.
+    const int reserve = std::min(kWorkerReserve, workers / 2);
+    return std::max(1, std::min(max_sse_streams, workers - reserve));
 }
 
 Result<ListenAddress> parse_listen_address(const std::string& text) {

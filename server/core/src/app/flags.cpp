@@ -83,6 +83,7 @@ struct RawFlags {
     std::string listen = "127.0.0.1:8080";
     std::string agent_listen = "127.0.0.1:8081";
     std::string max_request_body = "4MiB";
+    std::string mcp_replay_ring_bytes = "256KiB";
 };
 
 Status check_readable_file(const std::string& path, const std::string& flag) {
@@ -152,6 +153,30 @@ Status validate_config(const ServerConfig& c) {
     if (!in_range(c.agent_max_connections_per_peer, 0, 1000000)) {
         return Status::InvalidArgument(
             "--agent-max-connections-per-peer must be from 0 (no cap) to 1000000");
+    }
+    if (!in_range(c.max_sse_streams, 1, 4000)) {
+        return Status::InvalidArgument("--max-sse-streams must be from 1 to 4000");
+    }
+    if (!in_range(c.mcp_max_streams_per_principal, 1, 4000)) {
+        return Status::InvalidArgument("--mcp-max-streams-per-principal must be from 1 to 4000");
+    }
+    if (!in_range(c.mcp_max_sessions, 1, 100000)) {
+        return Status::InvalidArgument("--mcp-max-sessions must be from 1 to 100000");
+    }
+    if (!in_range(c.mcp_max_sessions_per_principal, 1, 100000)) {
+        return Status::InvalidArgument("--mcp-max-sessions-per-principal must be from 1 to 100000");
+    }
+    if (!in_range(c.mcp_session_idle_ttl_s, 10, 7 * 86400)) {
+        return Status::InvalidArgument("--mcp-session-idle-ttl must be from 10 to 604800 seconds");
+    }
+    if (!in_range(c.mcp_stream_tick_ms, 100, 60000)) {
+        return Status::InvalidArgument("--mcp-stream-tick-ms must be from 100 to 60000");
+    }
+    if (!in_range(c.mcp_replay_ring_frames, 1, 100000)) {
+        return Status::InvalidArgument("--mcp-replay-ring-frames must be from 1 to 100000");
+    }
+    if (!in_range(static_cast<long long>(c.mcp_replay_ring_bytes), 1024, 64LL << 20)) {
+        return Status::InvalidArgument("--mcp-replay-ring-bytes must be from 1KiB to 64MiB");
     }
     if (c.data_dir.empty()) return Status::InvalidArgument("--data-dir must not be empty");
     if (c.agent_tls_cert_file.empty() != c.agent_tls_key_file.empty()) {
@@ -292,6 +317,42 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
     app.add_flag("--mcp-read-only", config.mcp_read_only,
                  "Refuse every MCP tool that is not a read with -32004")
         ->envname("YUZU_MCP_READ_ONLY");
+    app.add_flag("--mcp-no-streaming", config.mcp_no_streaming,
+                 "No MCP sessions and no GET stream: POST only, GET/DELETE answer 405")
+        ->envname("YUZU_MCP_NO_STREAMING");
+    app.add_option("--max-sse-streams", config.max_sse_streams,
+                   "Held-open SSE streams on the management listener (MCP GET and "
+                   "/api/v1/events); beyond: 429. Sizes the worker pool")
+        ->envname("YUZU_MAX_SSE_STREAMS")
+        ->capture_default_str();
+    app.add_option("--mcp-max-streams-per-principal", config.mcp_max_streams_per_principal,
+                   "MCP GET streams one principal may hold open; beyond: 429 / -32012")
+        ->envname("YUZU_MCP_MAX_STREAMS_PER_PRINCIPAL")
+        ->capture_default_str();
+    app.add_option("--mcp-max-sessions", config.mcp_max_sessions,
+                   "MCP sessions open at once; beyond, initialize answers 429 / -32010")
+        ->envname("YUZU_MCP_MAX_SESSIONS")
+        ->capture_default_str();
+    app.add_option("--mcp-max-sessions-per-principal", config.mcp_max_sessions_per_principal,
+                   "MCP sessions one principal may hold; beyond: 429 / -32010")
+        ->envname("YUZU_MCP_MAX_SESSIONS_PER_PRINCIPAL")
+        ->capture_default_str();
+    app.add_option("--mcp-session-idle-ttl", config.mcp_session_idle_ttl_s,
+                   "Seconds an MCP session may go unused before it ends (sliding)")
+        ->envname("YUZU_MCP_SESSION_IDLE_TTL")
+        ->capture_default_str();
+    app.add_option("--mcp-stream-tick-ms", config.mcp_stream_tick_ms,
+                   "MCP GET stream heartbeat and credential re-check interval")
+        ->envname("YUZU_MCP_STREAM_TICK_MS")
+        ->capture_default_str();
+    app.add_option("--mcp-replay-ring-frames", config.mcp_replay_ring_frames,
+                   "Frames each MCP session keeps for Last-Event-ID resumption")
+        ->envname("YUZU_MCP_REPLAY_RING_FRAMES")
+        ->capture_default_str();
+    app.add_option("--mcp-replay-ring-bytes", raw.mcp_replay_ring_bytes,
+                   "Bytes each MCP session keeps for Last-Event-ID resumption (e.g. 256KiB)")
+        ->envname("YUZU_MCP_REPLAY_RING_BYTES")
+        ->capture_default_str();
     app.add_option("--mcp-allowed-origin", config.mcp_allowed_origins,
                    "Origin allowed besides the server's own, for /mcp/v1/ and for every "
                    "state-changing request on the management listener (exact "
@@ -391,6 +452,12 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
         return ExitRequest{2, "yuzu-server: --max-request-body: " + body.status().message() + "\n"};
     }
     config.max_request_body = *body;
+    auto ring_bytes = parse_byte_size(raw.mcp_replay_ring_bytes);
+    if (!ring_bytes.ok()) {
+        return ExitRequest{
+            2, "yuzu-server: --mcp-replay-ring-bytes: " + ring_bytes.status().message() + "\n"};
+    }
+    config.mcp_replay_ring_bytes = *ring_bytes;
     if (const char* pw = std::getenv("YUZU_BOOTSTRAP_ADMIN_PASSWORD"); pw != nullptr) {
         config.bootstrap_admin_password = pw;
     }

@@ -19,6 +19,7 @@
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/auth/login_throttle.hpp"
 #include "yuzu/common/json_text.hpp"
+#include "yuzu/common/periodic_task.hpp"
 #include "yuzu/common/readiness.hpp"
 #include "yuzu/common/thread_guard.hpp"
 #include "yuzu/compliance/compliance.hpp"
@@ -27,10 +28,15 @@
 #include "yuzu/http/host_policy.hpp"
 #include "yuzu/http/identity_resolver.hpp"
 #include "yuzu/http/server.hpp"
+#include "yuzu/http/stream_budget.hpp"
 #include "yuzu/jsonschema/parameter_check.hpp"
 #include "yuzu/mcp/http_transport.hpp"
 #include "yuzu/mcp/mcp_server.hpp"
+#include "yuzu/mcp/session/session_registry.hpp"
+#include "yuzu/mcp/session/stream_metrics.hpp"
 #include "yuzu/mcp/yuzu_catalogue.hpp"
+#include "yuzu/metrics/counter.hpp"
+#include "yuzu/metrics/gauge.hpp"
 #include "yuzu/metrics/registry.hpp"
 #include "yuzu/store/private_dir.hpp"
 #include "yuzu/web/execution_context.hpp"
@@ -62,6 +68,10 @@ struct ServerApp::Parts {
     mcp::McpSettings mcp_settings;
     mcp::Catalogues mcp_catalogues;
     std::unique_ptr<mcp::McpServer> mcp;
+    // Sessions outlive the listener whose streams hold them.
+    std::unique_ptr<mcp::StreamMetrics> mcp_stream_metrics;
+    std::unique_ptr<mcp::SessionRegistry> mcp_sessions;
+    std::unique_ptr<PeriodicTask> mcp_session_gc;
     std::unique_ptr<http::HttpServer> management;
     std::unique_ptr<http::HttpServer> agent_listener;
     std::string listen_file;
@@ -196,9 +206,42 @@ Status ServerApp::wire_mcp(Parts& p) {
     transport.allowed_hosts = p.config.allowed_hosts;
     transport.listening_on_loopback = is_loopback_address(p.config.listen.host);
     transport.tls = p.management->tls();
+    p.mcp_stream_metrics = std::make_unique<mcp::StreamMetrics>(p.metrics);
+    p.mcp_stream_metrics->streams_cap.Set(static_cast<double>(p.management->stream_budget().cap()));
+    if (!p.config.mcp_no_streaming) {
+        mcp::SessionRegistryOptions sessions;
+        sessions.max_total = static_cast<size_t>(p.config.mcp_max_sessions);
+        sessions.max_per_principal = static_cast<size_t>(p.config.mcp_max_sessions_per_principal);
+        sessions.idle_ttl_ms = int64_t{p.config.mcp_session_idle_ttl_s} * 1000;
+        sessions.limits.ring_frames = static_cast<size_t>(p.config.mcp_replay_ring_frames);
+        sessions.limits.ring_bytes = p.config.mcp_replay_ring_bytes;
+        sessions.limits.max_frame_bytes =
+            std::min(sessions.limits.max_frame_bytes, p.config.mcp_replay_ring_bytes);
+        p.mcp_sessions = std::make_unique<mcp::SessionRegistry>(sessions, SystemClock::instance(),
+                                                                p.mcp_stream_metrics.get());
+        transport.sessions = p.mcp_sessions.get();
+        transport.stream_tick_ms = p.config.mcp_stream_tick_ms;
+        // Idle sessions are found by find() and open() as they happen; the
+        // tick only reclaims the memory of ones nobody asks about again.
+        p.mcp_session_gc = std::make_unique<PeriodicTask>(
+            "mcp.session_gc", std::chrono::seconds(30),
+            [sessions = p.mcp_sessions.get()] {
+                const size_t idle = sessions->sweep();
+                if (idle > 0) spdlog::info("mcp: {} idle session(s) expired", idle);
+                return Status::Ok();
+            },
+            [metrics = p.mcp_stream_metrics.get()](const Status& failure) {
+                spdlog::warn("mcp: session_gc tick failed: {}", failure.message());
+                metrics->session_gc_failures.Increment();
+            });
+    }
+    transport.stream_metrics = p.mcp_stream_metrics.get();
     mcp::register_mcp_routes(*p.management, *p.mcp, p.mcp_settings, *p.resolver, transport);
     if (p.config.mcp_disable) spdlog::warn("MCP is disabled (--mcp-disable)");
     if (p.config.mcp_read_only) spdlog::warn("MCP is read-only (--mcp-read-only)");
+    if (p.config.mcp_no_streaming) {
+        spdlog::warn("MCP sessions and the GET stream are off (--mcp-no-streaming)");
+    }
     return Status::Ok();
 }
 
@@ -215,11 +258,20 @@ Status ServerApp::bind_listeners(Parts& p) {
     options.tls_cert_file = c.tls_cert_file;
     options.tls_key_file = c.tls_key_file;
     options.worker_threads = c.effective_worker_threads();
+    options.max_streams = static_cast<size_t>(c.effective_max_streams());
+    options.max_streams_per_principal = static_cast<size_t>(c.mcp_max_streams_per_principal);
+    if (c.effective_max_streams() < c.max_sse_streams) {
+        spdlog::warn(
+            "--max-sse-streams {} lowered to {}: --http-worker-threads {} keeps {} workers for "
+            "short requests",
+            c.max_sse_streams, c.effective_max_streams(), c.http_worker_threads,
+            c.http_worker_threads - c.effective_max_streams());
+    }
     options.max_request_body = c.max_request_body;
     apply_connection_limits(c, options);
     options.max_connections = c.max_connections;
     // An event stream stays open as long as its client listens.
-    options.long_poll_routes = {"/api/v1/events"};
+    options.long_poll_routes = {"/api/v1/events", std::string(mcp::kStreamRouteLabel)};
     // Host and Origin checks on every route but /mcp/, which the MCP
     // transport checks itself with the same policy (request_guard.hpp).
     http::HostPolicy host_policy;
@@ -346,6 +398,7 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
 Status ServerApp::start() {
     auto& p = *parts_;
     p.executions->tracker().start();
+    if (p.mcp_session_gc) p.mcp_session_gc->start();
     YUZU_RETURN_IF_ERROR(
         p.compliance->scheduler().start(std::chrono::seconds(p.config.compliance_interval_s)));
     const std::string scheme = p.management->tls() ? "https" : "http";
@@ -404,6 +457,11 @@ void ServerApp::serve() {
 
 void ServerApp::stop() {
     if (!parts_) return;
+    // MCP sessions first: every live GET stream is woken and told
+    // session_terminated, rather than left to notice the stop on its next
+    // tick or cut off mid-stream.
+    if (parts_->mcp_session_gc) parts_->mcp_session_gc->stop();
+    if (parts_->mcp_sessions) parts_->mcp_sessions->shutdown();
     // The agent plane first: held polls are answered and waiting results
     // are written while the execution store is still open. Then executions:
     // the sweeper stops and event streams end before the fleet they
@@ -413,7 +471,17 @@ void ServerApp::stop() {
     if (parts_->compliance) parts_->compliance->scheduler().stop();
     if (parts_->fleet) parts_->fleet->shutdown();
     if (parts_->agent_listener) parts_->agent_listener->stop();
-    if (parts_->management) parts_->management->stop();
+    if (parts_->management) {
+        // Held streams end within moments of their wake (their close frame
+        // is one write); a peer that stopped reading is bounded by the
+        // write timeout instead, so this wait is capped.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (parts_->management->stream_budget().active() > 0 &&
+               std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        parts_->management->stop();
+    }
 }
 
 int ServerApp::management_port() const {

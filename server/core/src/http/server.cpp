@@ -23,6 +23,7 @@
 #include "yuzu/common/correlation_id.hpp"
 #include "yuzu/common/json_text.hpp"
 #include "yuzu/common/thread_guard.hpp"
+#include "yuzu/http/stream_budget.hpp"
 #include "yuzu/metrics/builder.hpp"
 
 namespace yuzu::http {
@@ -280,6 +281,8 @@ HttpServer::HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Se
       server_(std::move(server)),
       connections_(connections),
       limits_(std::make_unique<ConnectionLimits>(limits_from(options))),
+      stream_budget_(
+          std::make_unique<StreamBudget>(options.max_streams, options.max_streams_per_principal)),
       requests_total_(metrics::BuildCounter()
                           .Name("yuzu_http_requests_total")
                           .Help("HTTP requests served, by listener, route, method and status.")

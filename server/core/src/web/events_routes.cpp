@@ -13,13 +13,15 @@
 // `completed`, when the client goes away (noticed at the next write) or
 // when the server stops (the bus closes; the worker checks every 500 ms).
 //
-// Each open stream holds one management worker, so at most
-// min(32, workers / 2) are open at once; beyond that the answer is 429 with
-// Retry-After. Permission: Execution:Read; agent events of agents outside
-// the caller's management groups are left out, and an execution the caller
-// cannot see answers 404 like an unknown one.
-#include <atomic>
+// Each open stream holds one management worker and a slot of the
+// listener's stream budget (--max-sse-streams, shared with the MCP GET
+// channel; at most --mcp-max-streams-per-principal event streams per user,
+// counted apart from that user's MCP streams); beyond it the answer is 429
+// with Retry-After. Permission: Execution:Read; agent events
+// of agents outside the caller's management groups are left out, and an execution the caller cannot
+// see answers 404 like an unknown one.
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <set>
@@ -31,6 +33,8 @@
 #include "yuzu/execution/event_bus.hpp"
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
+#include "yuzu/http/sse_writer.hpp"
+#include "yuzu/http/stream_budget.hpp"
 
 namespace yuzu::web {
 namespace {
@@ -44,27 +48,10 @@ using std::chrono::steady_clock;
 const Permission kRead{Securable::kExecution, Operation::kRead};
 constexpr auto kPopSlice = std::chrono::milliseconds(500);
 constexpr auto kKeepaliveEvery = std::chrono::seconds(15);
-constexpr int kMaxStreams = 32;
 constexpr int kBusyRetryAfterS = 5;
-
-// Admission for held-open streams; shared by every stream of one listener.
-class StreamSlots {
-  public:
-    explicit StreamSlots(int cap) : cap_(cap) {}
-    bool try_acquire() {
-        int now = active_.load();
-        while (now < cap_) {
-            if (active_.compare_exchange_weak(now, now + 1)) return true;
-        }
-        return false;
-    }
-    void release() { active_.fetch_sub(1); }
-    int cap() const { return cap_; }
-
-  private:
-    const int cap_;
-    std::atomic<int> active_{0};
-};
+// An execution event is a few hundred bytes; the cap only guards against a
+// runaway error text.
+constexpr size_t kMaxFrameBytes = size_t{64} * 1024;
 
 execution::ExecutionEventType event_type_for_state(const std::string& state) {
     using T = execution::ExecutionEventType;
@@ -87,16 +74,21 @@ struct EventStream {
 
 std::string frame(const execution::ExecutionEvent& event, bool replayed) {
     json data = execution::to_json(event);
-    std::string out;
+    http::SseEvent sse;
     if (replayed) {
         data["replayed"] = true;
     } else {
-        out = "id: " + std::to_string(event.seq) + "\n";
+        sse.id = event.seq;
     }
-    out += "event: ";
-    out += execution::event_type_name(event.type);
-    out += "\ndata: " + dump_json(data) + "\n\n";
-    return out;
+    sse.event = execution::event_type_name(event.type);
+    sse.data = dump_json(data);
+    auto text = http::SseWriter(kMaxFrameBytes).frame(sse);
+    if (text.ok()) return std::move(text).value();
+    // Only an oversized error text gets here: the event goes out without it.
+    data.erase("error");
+    data["error_truncated"] = true;
+    sse.data = dump_json(data);
+    return http::SseWriter(std::numeric_limits<size_t>::max()).frame(sse).value();
 }
 
 bool write(EventStream& stream, httplib::DataSink& sink, const std::string& text) {
@@ -167,14 +159,13 @@ bool pump(EventStream& stream, httplib::DataSink& sink) {
         return true;
     }
     if (steady_clock::now() - stream.last_write >= kKeepaliveEvery) {
-        return write(stream, sink, ": keepalive\n\n");
+        return write(stream, sink, http::SseWriter::comment("keepalive"));
     }
     return true;
 }
 
-void stream_events(const WebContext& ctx, const std::shared_ptr<StreamSlots>& slots,
-                   const httplib::Request& req, httplib::Response& res,
-                   const auth::Principal& who) {
+void stream_events(const WebContext& ctx, http::StreamBudget& budget, const httplib::Request& req,
+                   httplib::Response& res, const auth::Principal& who) {
     const std::string id = query_param(req, "execution_id").value_or("");
     if (!tier_permits(ctx, req, res, who, kRead, "execution.events", "execution", id)) return;
     if (id.empty()) {
@@ -189,32 +180,42 @@ void stream_events(const WebContext& ctx, const std::shared_ptr<StreamSlots>& sl
         return;
     }
     stream->start = std::move(start).value();
-    if (!slots->try_acquire()) {
+    // Counted apart from the user's MCP streams (a NUL cannot occur in a
+    // username, so the key cannot name one), under the same per-principal
+    // cap: one user cannot hold every slot of the listener.
+    auto admission = budget.acquire(std::string("events\0", 7) + who.username);
+    if (!admission.lease) {
         res.set_header("Retry-After", std::to_string(kBusyRetryAfterS));
-        http::write_error(res, 429,
-                          "too many event streams are open (at most " +
-                              std::to_string(slots->cap()) + "); retry after " +
-                              std::to_string(kBusyRetryAfterS) + " s");
+        const bool mine = admission.refusal == http::StreamBudget::Refusal::kPerPrincipalCap;
+        http::write_error(
+            res, 429,
+            mine
+                ? "you have the most event streams one user may hold open (" +
+                      std::to_string(budget.per_principal_cap()) + "); close one, or retry after " +
+                      std::to_string(kBusyRetryAfterS) + " s"
+                : "too many event streams are open (at most " + std::to_string(budget.cap()) +
+                      " on this listener); retry after " + std::to_string(kBusyRetryAfterS) + " s");
         return;
     }
+    auto lease = std::make_shared<http::StreamBudget::Lease>(std::move(*admission.lease));
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Accel-Buffering", "no");
+    res.set_header("X-Content-Type-Options", "nosniff");
     res.set_chunked_content_provider(
         "text/event-stream",
         [stream](size_t, httplib::DataSink& sink) { return pump(*stream, sink); },
-        [slots](bool) { slots->release(); });
+        [lease](bool) { lease->release(); });
 }
 
 }  // namespace
 
 void register_events_routes(http::HttpServer& server, const WebContext& ctx) {
     if (ctx.executions == nullptr || ctx.fleet == nullptr) return;
-    const int cap = std::max(1, std::min(kMaxStreams, server.options().worker_threads / 2));
-    auto slots = std::make_shared<StreamSlots>(cap);
+    http::StreamBudget& budget = server.stream_budget();
     server.get("/api/v1/events", "/api/v1/events",
-               authed(ctx, [&ctx, slots](const httplib::Request& req, httplib::Response& res,
-                                         const http::Authenticated& who) {
-                   stream_events(ctx, slots, req, res, who.principal);
+               authed(ctx, [&ctx, &budget](const httplib::Request& req, httplib::Response& res,
+                                           const http::Authenticated& who) {
+                   stream_events(ctx, budget, req, res, who.principal);
                }));
 }
 

@@ -45,6 +45,18 @@ struct ServerConfig {
     std::vector<std::string> mcp_allowed_origins;  // exact scheme://host:port
     std::vector<std::string> allowed_hosts;        // extra Host names when on loopback
 
+    // MCP sessions and the GET stream (docs/user-manual/mcp.md, "Sessions
+    // and the stream").
+    bool mcp_no_streaming = false;
+    int max_sse_streams = 128;  // every SSE surface of the management listener
+    int mcp_max_streams_per_principal = 4;
+    int mcp_max_sessions = 1024;
+    int mcp_max_sessions_per_principal = 8;
+    int mcp_session_idle_ttl_s = 1800;
+    int mcp_stream_tick_ms = 3000;
+    int mcp_replay_ring_frames = 500;
+    size_t mcp_replay_ring_bytes = size_t{256} * 1024;
+
     // The agent plane: its own listener and worker pool, so agents holding
     // long-polls never take a worker from the management API.
     ListenAddress agent_listen{"127.0.0.1", 8081};
@@ -65,8 +77,17 @@ struct ServerConfig {
     // Seconds between scheduled evaluations of every compliance policy.
     int compliance_interval_s = 300;
 
-    // The worker count actually used (derived when http_worker_threads is 0).
+    // The worker count actually used: --http-worker-threads, or derived
+    // from the core count and raised to hold every stream plus a reserve.
     int effective_worker_threads() const;
+    // The stream cap actually used: --max-sse-streams, clamped so that an
+    // explicit --http-worker-threads keeps kWorkerReserve workers (half of a
+    // pool smaller than twice that) for short requests (exported as
+    // yuzu_mcp_streams_cap).
+    int effective_max_streams() const;
+    // Workers never taken by held-open streams: tools/call, /livez and the
+    // dashboard always have these.
+    static constexpr int kWorkerReserve = 16;
 };
 
 // Parses "host:port" or "[v6]:port"; port 0 asks for an ephemeral port.

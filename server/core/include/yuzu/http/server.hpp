@@ -32,6 +32,7 @@ namespace yuzu::http {
 
 class ConnectionGate;
 class ConnectionServer;
+class StreamBudget;
 struct ConnectionLimits;
 
 struct ServerOptions {
@@ -66,6 +67,12 @@ struct ServerOptions {
     // time goes to yuzu_http_long_poll_duration_seconds, not the latency
     // histogram, so a held poll never reads as a slow request.
     std::vector<std::string> long_poll_routes;
+    // Held-open streams (SSE) at once, over every surface of this listener,
+    // and per principal (0: no per-principal cap). Each holds a worker, so
+    // worker_threads should exceed max_streams by a reserve for short
+    // requests (see stream_budget.hpp).
+    size_t max_streams = 32;
+    size_t max_streams_per_principal = 0;
     // Routes whose access-log line is at debug, not info (heartbeats and
     // long-polls: one per agent every few seconds would drown the log).
     std::vector<std::string> debug_log_routes;
@@ -112,6 +119,8 @@ class HttpServer {
     bool running() const;
 
     httplib::Server& raw() { return *server_; }
+    // The listener's one budget for held-open streams.
+    StreamBudget& stream_budget() { return *stream_budget_; }
 
   private:
     HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Server> server,
@@ -134,6 +143,7 @@ class HttpServer {
     ConnectionServer* connections_ = nullptr;  // server_, seen as the gate's peer
     std::unique_ptr<ConnectionLimits> limits_;
     std::unique_ptr<ConnectionGate> gate_;
+    std::unique_ptr<StreamBudget> stream_budget_;
     metrics::Family<metrics::Counter>& requests_total_;
     metrics::Family<metrics::Histogram>& request_seconds_;
     metrics::Family<metrics::Histogram>& long_poll_seconds_;

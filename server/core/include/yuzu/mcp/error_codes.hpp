@@ -16,7 +16,9 @@ enum ErrorCode : int {
     kSessionUnknown = -32007,
     kOriginRejected = -32008,
     kBadProtocolVersion = -32009,
+    kSessionCapReached = -32010,
     kNotAcceptable = -32011,
+    kStreamCapReached = -32012,
 };
 
 }  // namespace yuzu::mcp

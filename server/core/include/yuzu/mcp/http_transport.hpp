@@ -2,7 +2,18 @@
 // the trailing slash). Order of checks for a POST:
 //
 //   --mcp-disable → Host (DNS rebinding) → Origin → Content-Type → Accept →
-//   MCP-Protocol-Version → authentication → JSON-RPC parse → McpServer
+//   MCP-Protocol-Version → authentication → JSON-RPC parse →
+//   Mcp-Session-Id (when sent) → McpServer
+//
+// Sessions (unless --mcp-no-streaming): initialize answers Mcp-Session-Id;
+// a request that sends it must name a live session of the same principal
+// (else 404 / -32007), and DELETE ends it. GET with the header opens the
+// session's server→client SSE stream (transport/get_channel.cpp):
+//
+//   --mcp-disable → --mcp-no-streaming (405) → Host → Origin → Accept:
+//   text/event-stream (406) → Mcp-Session-Id (400) → authentication →
+//   live session (404) → MCP-Protocol-Version → Last-Event-ID (400) →
+//   resume, admission and attach under the session's lock (429 / -32012)
 //
 // The body-size cap (413) is enforced by the HTTP layer before any of these.
 // A missing or empty Accept accepts the JSON answer (RFC 9110 §12.5.1).
@@ -16,9 +27,13 @@
 // cookies. Every answer says Vary: Origin.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+namespace yuzu {
+class Clock;
+}
 namespace yuzu::http {
 class HttpServer;
 class CredentialResolver;
@@ -27,7 +42,14 @@ class CredentialResolver;
 namespace yuzu::mcp {
 
 class McpServer;
+class SessionRegistry;
 struct McpSettings;
+struct StreamMetrics;
+
+// The route label of GET /mcp/v1/ (the held-open stream), apart from the
+// POST's "/mcp/v1/" so its hours-long requests stay out of the request
+// latency histogram (they are a long-poll route).
+inline constexpr char kStreamRouteLabel[] = "/mcp/v1/ (stream)";
 
 struct TransportOptions {
     // Exact scheme://host:port strings allowed in an Origin header besides the
@@ -38,6 +60,19 @@ struct TransportOptions {
     std::vector<std::string> allowed_hosts;
     bool listening_on_loopback = true;
     bool tls = false;
+    // Sessions and the GET stream; null turns them off (--mcp-no-streaming):
+    // no session header, GET and DELETE answer 405. Must outlive the
+    // listener.
+    SessionRegistry* sessions = nullptr;
+    const StreamMetrics* stream_metrics = nullptr;  // null: not measured
+    // A GET stream's heartbeat and credential re-check (--mcp-stream-tick-ms).
+    int64_t stream_tick_ms = 3000;
+    // How long a stream stays up while the credential store cannot answer.
+    int64_t auth_grace_ms = 60'000;
+    // The reconnection delay the priming event suggests (SSE `retry:`).
+    int64_t reconnect_ms = 1000;
+    // Steady time for ticks and the auth grace window; null: the system's.
+    const Clock* clock = nullptr;
 };
 
 void register_mcp_routes(http::HttpServer& server, const McpServer& mcp,
@@ -49,6 +84,9 @@ void register_mcp_routes(http::HttpServer& server, const McpServer& mcp,
 // (wildcards count; the most specific range decides; q=0 refuses), or is
 // empty.
 bool accept_allows_mcp(const std::string& accept_header);
+// True when the Accept value names text/event-stream itself with q > 0
+// (what a GET needs; wildcards do not count).
+bool accept_names_event_stream(const std::string& accept_header);
 bool is_loopback_host(const std::string& host_header);
 std::string host_without_port(const std::string& host_header);
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "yuzu/auth/principal.hpp"
+#include "yuzu/mcp/call_context.hpp"
 #include "yuzu/mcp/catalogue.hpp"
 #include "yuzu/mcp/jsonrpc.hpp"
 #include "yuzu/mcp/pipeline.hpp"
@@ -28,6 +29,8 @@ class Fleet;
 namespace yuzu::mcp {
 
 // Newest first; an unknown requested version is answered with the first.
+// A session's later requests may name its version or an older supported one
+// (transport/http_transport.cpp).
 inline const std::vector<std::string> kSupportedProtocolVersions = {"2025-11-25", "2025-06-18",
                                                                     "2025-03-26"};
 // Assumed when a request carries no MCP-Protocol-Version header.
@@ -55,14 +58,16 @@ class McpServer {
               const auth::Authorizer* authorizer, McpServerOptions options,
               approval::ApprovalManager* approvals = nullptr);
 
-    // The serialized JSON-RPC response, or nullopt for a notification or a
-    // client response (the transport answers those with 202).
-    std::optional<std::string> handle(const RpcMessage& message, const auth::Principal& who,
-                                      const RequestInfo& info) const;
+    // The JSON-RPC response, or kAccepted for a notification or a client
+    // response (the transport answers those with 202). With a session in
+    // `ctx`, logging/setLevel sets its threshold and each tools/call's
+    // outcome is logged to its stream as notifications/message.
+    Reply handle(const RpcMessage& message, const auth::Principal& who, const RequestInfo& info,
+                 const CallContext& ctx = {}) const;
 
   private:
     using MethodResult = std::variant<nlohmann::json, RpcError>;
-    MethodResult initialize(const nlohmann::json& params) const;
+    MethodResult initialize(const nlohmann::json& params, std::string* version) const;
     MethodResult list_tools(const nlohmann::json& params, const auth::Principal& who,
                             const RequestInfo& info) const;
     MethodResult list_resources(const nlohmann::json& params, const RequestInfo& info) const;
@@ -73,7 +78,8 @@ class McpServer {
     MethodResult list_prompts(const nlohmann::json& params, const RequestInfo& info) const;
     MethodResult get_prompt(const nlohmann::json& params, const RequestInfo& info) const;
     MethodResult complete(const nlohmann::json& params, const RequestInfo& info) const;
-    MethodResult set_logging_level(const nlohmann::json& params, const RequestInfo& info) const;
+    MethodResult set_logging_level(const nlohmann::json& params, const RequestInfo& info,
+                                   const CallContext& ctx) const;
 
     const ToolCatalogue& tools_;
     const ResourceCatalogue& resources_;

@@ -34,4 +34,14 @@ inline constexpr int64_t kMcpResultPollRetryMs = 2000;
 // ticket resolves returns the same pending ticket.
 inline constexpr int64_t kMcpApprovalPollRetryMs = 30000;
 
+// A GET stream refused by --max-sse-streams or
+// --mcp-max-streams-per-principal (-32012). A slot frees when another
+// client's stream ends, which is not tied to any request's lifetime; five
+// seconds keeps a refused client from hammering while the cap is full.
+inline constexpr int64_t kMcpStreamCapRetryMs = 5000;
+
+// initialize refused by the global session cap, or during shutdown. Idle
+// sessions expire on their own (30 min TTL), so this only spreads retries.
+inline constexpr int64_t kMcpSessionCapRetryMs = 5000;
+
 }  // namespace yuzu::mcp

@@ -4,9 +4,33 @@
 #include <charconv>
 
 #include "yuzu/mcp/error_codes.hpp"
+#include "yuzu/mcp/session/session.hpp"
+#include "yuzu/mcp/session/session_log.hpp"
 
 namespace yuzu::mcp {
 namespace {
+
+// One notifications/message per tools/call on the caller's session stream:
+// refusals at warning (the default threshold), successes at info.
+void log_tool_call(Session& session, const nlohmann::json& params, const CallOutcome& outcome,
+                   const RequestInfo& info) {
+    const LogLevel level =
+        outcome.error || outcome.audit_result != "success" ? LogLevel::kWarning : LogLevel::kInfo;
+    if (!session.wants_log(level)) return;
+    const auto name = params.find("name");
+    const std::string tool =
+        name != params.end() && name->is_string() ? name->get<std::string>() : std::string();
+    const std::string outcome_name = outcome.audit_result.empty() ? "error" : outcome.audit_result;
+    nlohmann::json data = {{"event", "tools/call"},
+                           {"tool", tool},
+                           {"outcome", outcome_name},
+                           {"correlation_id", info.correlation_id}};
+    if (outcome.error) {
+        data["code"] = outcome.error->code;
+        data["message"] = outcome.error->message;
+    }
+    publish_log(session, level, "yuzu.mcp", std::move(data));
+}
 
 RpcError invalid_params(const std::string& message, const RequestInfo& info,
                         const std::string& remediation) {
@@ -50,9 +74,6 @@ std::variant<nlohmann::json, RpcError> paginate(const Items& items, const char* 
     return result;
 }
 
-const std::vector<std::string> kLogLevels = {"debug", "info",     "notice", "warning",
-                                             "error", "critical", "alert",  "emergency"};
-
 }  // namespace
 
 bool is_supported_protocol_version(const std::string& version) {
@@ -77,23 +98,27 @@ McpServer::McpServer(const ToolCatalogue& tools, const ResourceCatalogue& resour
     }
 }
 
-std::optional<std::string> McpServer::handle(const RpcMessage& message, const auth::Principal& who,
-                                             const RequestInfo& info) const {
-    if (message.kind != RpcMessage::Kind::kRequest) return std::nullopt;
+Reply McpServer::handle(const RpcMessage& message, const auth::Principal& who,
+                        const RequestInfo& info, const CallContext& ctx) const {
+    Reply reply;
+    if (message.kind != RpcMessage::Kind::kRequest) return reply;
+    reply.kind = Reply::Kind::kJson;
     const nlohmann::json params =
         message.params.is_null() ? nlohmann::json::object() : message.params;
     const std::string& m = message.method;
     MethodResult r;
     if (m == "initialize") {
-        r = initialize(params);
+        r = initialize(params, &reply.negotiated_version);
     } else if (m == "ping") {
         r = nlohmann::json::object();
     } else if (m == "tools/list") {
         r = list_tools(params, who, info);
     } else if (m == "tools/call") {
         CallOutcome outcome = run_tool_call(env_, who, params, info);
-        if (outcome.error) return make_error(message.id, *outcome.error);
-        return make_result(message.id, std::move(*outcome.result));
+        if (ctx.session) log_tool_call(*ctx.session, params, outcome, info);
+        reply.body = outcome.error ? make_error(message.id, *outcome.error)
+                                   : make_result(message.id, std::move(*outcome.result));
+        return reply;
     } else if (m == "resources/list") {
         r = list_resources(params, info);
     } else if (m == "resources/templates/list") {
@@ -107,21 +132,28 @@ std::optional<std::string> McpServer::handle(const RpcMessage& message, const au
     } else if (m == "completion/complete") {
         r = complete(params, info);
     } else if (m == "logging/setLevel") {
-        r = set_logging_level(params, info);
+        r = set_logging_level(params, info, ctx);
     } else {
         r = RpcError{kMethodNotFound, "Method not found: " + m,
                      error_envelope(info.correlation_id, std::nullopt,
                                     "see the server's capabilities from initialize")};
     }
-    if (auto* err = std::get_if<RpcError>(&r)) return make_error(message.id, *err);
-    return make_result(message.id, std::move(std::get<nlohmann::json>(r)));
+    if (auto* err = std::get_if<RpcError>(&r)) {
+        reply.negotiated_version.clear();
+        reply.body = make_error(message.id, *err);
+        return reply;
+    }
+    reply.body = make_result(message.id, std::move(std::get<nlohmann::json>(r)));
+    return reply;
 }
 
-McpServer::MethodResult McpServer::initialize(const nlohmann::json& params) const {
+McpServer::MethodResult McpServer::initialize(const nlohmann::json& params,
+                                              std::string* negotiated) const {
     std::string version = kSupportedProtocolVersions.front();
     if (auto it = params.find("protocolVersion"); it != params.end() && it->is_string()) {
         if (is_supported_protocol_version(it->get<std::string>())) version = it->get<std::string>();
     }
+    *negotiated = version;
     nlohmann::json result = {
         {"protocolVersion", version},
         {"capabilities",
@@ -347,18 +379,18 @@ McpServer::MethodResult McpServer::complete(const nlohmann::json& params,
 }
 
 McpServer::MethodResult McpServer::set_logging_level(const nlohmann::json& params,
-                                                     const RequestInfo& info) const {
+                                                     const RequestInfo& info,
+                                                     const CallContext& ctx) const {
     auto it = params.find("level");
-    if (it == params.end() || !it->is_string() ||
-        std::find(kLogLevels.begin(), kLogLevels.end(), it->get<std::string>()) ==
-            kLogLevels.end()) {
+    if (it == params.end() || !it->is_string() || !parse_log_level(it->get<std::string>())) {
         return invalid_params(
             "level must be one of debug, info, notice, warning, error, "
             "critical, alert, emergency",
             info, "pass an RFC 5424 level name");
     }
-    // Log notifications need the session stream; until then the level is
-    // accepted and nothing is sent below it (nothing is sent at all).
+    // notifications/message go to the session's stream; a sessionless
+    // caller has no stream, so the level is accepted and nothing is sent.
+    if (ctx.session) ctx.session->set_log_level(*parse_log_level(it->get<std::string>()));
     return nlohmann::json::object();
 }
 

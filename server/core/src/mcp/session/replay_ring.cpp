@@ -1,0 +1,92 @@
+#include "yuzu/mcp/session/replay_ring.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace yuzu::mcp {
+
+ReplayRing::ReplayRing(size_t max_frames, size_t max_bytes, size_t max_pinned)
+    : max_frames_(std::max<size_t>(1, max_frames)),
+      max_bytes_(max_bytes),
+      max_pinned_(max_pinned) {}
+
+bool ReplayRing::over_bounds() const {
+    return frames_.size() > max_frames_ || bytes_ > max_bytes_;
+}
+
+size_t ReplayRing::append(StreamFrame frame) {
+    assert(frame.id > last_id_);
+    last_id_ = frame.id;
+    bytes_ += frame.bytes();
+    if (frame.pinned) {
+        if (max_pinned_ == 0) {
+            frame.pinned = false;
+        } else {
+            if (pinned_ == max_pinned_) {
+                auto oldest = std::find_if(frames_.begin(), frames_.end(),
+                                           [](const StreamFrame& f) { return f.pinned; });
+                assert(oldest != frames_.end());
+                oldest->pinned = false;
+                --pinned_;
+            }
+            ++pinned_;
+        }
+    }
+    frames_.push_back(std::move(frame));
+    size_t evicted = 0;
+    // Oldest unpinned first; pinned frames are passed over. The newest frame
+    // may go too (a frame larger than the byte bound never stays).
+    auto it = frames_.begin();
+    while (over_bounds() && it != frames_.end()) {
+        if (it->pinned) {
+            ++it;
+            continue;
+        }
+        bytes_ -= it->bytes();
+        it = frames_.erase(it);
+        ++evicted;
+    }
+    evictions_ += evicted;
+    return evicted;
+}
+
+bool ReplayRing::frames_after(uint64_t cursor, std::vector<StreamFrame>* out) const {
+    if (cursor > last_id_) return false;
+    const auto first = std::upper_bound(frames_.begin(), frames_.end(), cursor,
+                                        [](uint64_t c, const StreamFrame& f) { return c < f.id; });
+    const auto held = static_cast<uint64_t>(std::distance(first, frames_.end()));
+    // Ids are consecutive when issued, so every frame after the cursor is
+    // still here exactly when as many are held as were issued.
+    if (held != last_id_ - cursor) return false;
+    out->insert(out->end(), first, frames_.end());
+    return true;
+}
+
+bool ReplayRing::pin(uint64_t id) {
+    auto it = std::find_if(frames_.begin(), frames_.end(),
+                           [id](const StreamFrame& f) { return f.id == id; });
+    if (it == frames_.end()) return false;
+    if (it->pinned || max_pinned_ == 0) return it->pinned;
+    if (pinned_ == max_pinned_) {
+        auto oldest = std::find_if(frames_.begin(), frames_.end(),
+                                   [](const StreamFrame& f) { return f.pinned; });
+        oldest->pinned = false;
+        --pinned_;
+    }
+    it->pinned = true;
+    ++pinned_;
+    return true;
+}
+
+bool ReplayRing::unpin(uint64_t id) {
+    auto it = std::find_if(frames_.begin(), frames_.end(),
+                           [id](const StreamFrame& f) { return f.id == id; });
+    if (it == frames_.end()) return false;
+    if (it->pinned) {
+        it->pinned = false;
+        --pinned_;
+    }
+    return true;
+}
+
+}  // namespace yuzu::mcp
