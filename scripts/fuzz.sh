@@ -83,7 +83,7 @@ targets=(
    server/core/src/common/json_text.cpp
    server/core/src/common/json_parse.cpp server/core/src/common/status.cpp"
   "jsonrpc_envelope_fuzz jsonrpc 4096 fuzz/jsonrpc_envelope_fuzz.cpp
-   server/core/src/mcp/jsonrpc.cpp server/core/src/common/json_parse.cpp server/core/src/common/json_text.cpp
+   server/core/src/mcp/protocol/jsonrpc.cpp server/core/src/common/json_parse.cpp server/core/src/common/json_text.cpp
    server/core/src/common/status.cpp"
   "config_file_fuzz config 8192 fuzz/config_file_fuzz.cpp
    server/core/src/app/config_file.cpp server/core/src/common/status.cpp"
