@@ -149,11 +149,12 @@ class SseClient {
         return "";
     }
 
-    // True when the server has ended the connection (read EOF) by the deadline.
+    // True when the server has ended the body (the last chunk, or the
+    // connection closed) by the deadline.
     bool wait_eof(std::chrono::milliseconds timeout) {
         const auto deadline = Clock::now() + timeout;
-        while (!eof_ && fill(deadline)) {
-        }
+        decode();
+        while (!eof_ && fill(deadline)) decode();
         return eof_;
     }
 

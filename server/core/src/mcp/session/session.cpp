@@ -158,7 +158,9 @@ Session::Batch Session::wait(uint64_t generation, uint64_t cursor, int64_t timeo
         connection_->queue.clear();
         connection_->queue_bytes = 0;
     }
-    // Frames committed before a close still go out, then the close frame.
+    // Frames committed before the close come with it; the GET pump writes
+    // only the close frame once the session is over (a peer reading slowly
+    // cannot hold a worker through them at shutdown).
     if (closed_) out.close = *closed_;
     return out;
 }
