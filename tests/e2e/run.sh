@@ -14,7 +14,12 @@
 #       client connects with exactly the connection lines run.sh printed;
 #   (h) browser/mcp_cors.spec.mjs: fetch() to /mcp/v1/ from a page on an
 #       --mcp-allowed-origin (readable, 401s too) and from one that is not
-#       (fails), in headless Debian chromium.
+#       (fails), in headless Debian chromium;
+#   (i) sdk_progress.mjs: execute_instruction on 20 virtual agents with the
+#       SDK client's onprogress: the POST answered as an SSE stream of
+#       notifications/progress (strictly increasing, ending at 20/20, each
+#       with the execution_id) then the result; without onprogress, plain
+#       JSON.
 # Last line: "N passed, M failed" (scenarios + SDK and browser checks).
 # Exit status is non-zero on any failure.
 set -uo pipefail
@@ -33,9 +38,9 @@ CONFORMANCE="$HERE/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 GENERIC_SCENARIOS=(server-initialize ping logging-set-level tools-list resources-list
   prompts-list dns-rebinding-protection server-sse-polling server-sse-multiple-streams)
 
-for exe in yuzu-server yuzu-mcp-fixtures; do
+for exe in yuzu-server yuzu-mcp-fixtures yuzu-agent; do
   if [ ! -x "$BIN/$exe" ]; then
-    echo "run.sh: $BIN/$exe is missing; build the targets yuzu-server and yuzu-mcp-fixtures" >&2
+    echo "run.sh: $BIN/$exe is missing; build the targets yuzu-server, yuzu-mcp-fixtures and yuzu-agent" >&2
     exit 2
   fi
 done
@@ -249,6 +254,10 @@ fi
 # --- (h) MCP from a page on another origin (CORS) ----------------------------
 echo "== (h) browser: /mcp/v1/ from another origin (CORS, Playwright, Debian chromium)"
 run_counted h "$HERE/browser/mcp_cors.spec.mjs"
+
+# --- (i) progress of execute_instruction on the POST, with the SDK client ----
+echo "== (i) SDK client: execute_instruction with onprogress on 20 virtual agents"
+run_counted i "$HERE/sdk_progress.mjs"
 
 echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
 [ "$TOTAL_FAILED" -eq 0 ]

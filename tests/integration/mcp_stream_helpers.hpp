@@ -55,6 +55,22 @@ class SseClient {
     // when the connection or the head failed.
     bool open(int port, const std::vector<std::pair<std::string, std::string>>& extra,
               std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+        return request("GET", port, extra, "", timeout);
+    }
+    // The same for a POST of `body` (application/json): a streamed response
+    // reads like a GET stream.
+    bool post(int port, const std::vector<std::pair<std::string, std::string>>& extra,
+              const std::string& payload,
+              std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+        auto fields = extra;
+        fields.emplace_back("Content-Type", "application/json");
+        fields.emplace_back("Content-Length", std::to_string(payload.size()));
+        return request("POST", port, fields, payload, timeout);
+    }
+
+    bool request(const std::string& method, int port,
+                 const std::vector<std::pair<std::string, std::string>>& extra,
+                 const std::string& payload, std::chrono::milliseconds timeout) {
         fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
         if (fd_ < 0) return false;
         sockaddr_in addr{};
@@ -62,9 +78,9 @@ class SseClient {
         addr.sin_port = htons(static_cast<uint16_t>(port));
         ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
         if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return false;
-        std::string req = "GET /mcp/v1/ HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        std::string req = method + " /mcp/v1/ HTTP/1.1\r\nHost: 127.0.0.1\r\n";
         for (const auto& [k, v] : extra) req += k + ": " + v + "\r\n";
-        req += "\r\n";
+        req += "\r\n" + payload;
         if (::send(fd_, req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size()))
             return false;
         const auto deadline = Clock::now() + timeout;
@@ -247,6 +263,20 @@ inline std::vector<std::pair<std::string, std::string>> get_headers(
     return h;
 }
 
+// The value of one series in the server's /metrics (-1 when absent).
+inline double metric_value(httplib::Client& c, const std::string& series) {
+    auto res = c.Get("/metrics");
+    if (!res) return -1;
+    size_t pos = 0;
+    while ((pos = res->body.find(series + " ", pos)) != std::string::npos) {
+        if (pos == 0 || res->body[pos - 1] == '\n') {
+            return std::stod(res->body.substr(pos + series.size() + 1));
+        }
+        ++pos;
+    }
+    return -1;
+}
+
 // A server with a known admin password and `args`, and an operator token.
 struct StreamFixture {
     explicit StreamFixture(std::vector<std::string> args = {}) {
@@ -258,19 +288,7 @@ struct StreamFixture {
         token =
             identity::create_token(*client, admin, "stream", "operator", identity::now_s() + 86400);
     }
-    // The metric's value in /metrics (-1 when absent).
-    double metric(const std::string& series) const {
-        auto res = client->Get("/metrics");
-        if (!res) return -1;
-        size_t pos = 0;
-        while ((pos = res->body.find(series + " ", pos)) != std::string::npos) {
-            if (pos == 0 || res->body[pos - 1] == '\n') {
-                return std::stod(res->body.substr(pos + series.size() + 1));
-            }
-            ++pos;
-        }
-        return -1;
-    }
+    double metric(const std::string& series) const { return metric_value(*client, series); }
 
     // Polls until the metric reads `want` (streams are counted as their
     // connection ends, just after the last frame goes out); its last value.

@@ -23,6 +23,7 @@ export class YuzuServer {
     this.log = '';
     this.child = null;
     this.baseUrl = '';
+    this.agentUrl = '';  // the agent plane (listen.json's "agent"), for yuzu-agent --server
   }
 
   async start() {
@@ -50,7 +51,9 @@ export class YuzuServer {
       }
       if (existsSync(listenFile)) {
         try {
-          this.baseUrl = JSON.parse(readFileSync(listenFile, 'utf8')).management;
+          const listen = JSON.parse(readFileSync(listenFile, 'utf8'));
+          this.baseUrl = listen.management;
+          this.agentUrl = listen.agent ?? '';
           if (this.baseUrl) return;
         } catch {
           // written atomically, but be patient with a slow file system

@@ -236,5 +236,239 @@ TEST(ReplayRing, NoPinningWhenMaxPinnedIsZero) {
     expect_gap(ring, 0);
 }
 
+// --- ring-only frames, displaced pins, unpin_through, unpin_oldest --------
+
+StreamFrame ring_only_frame(uint64_t id, bool pinned = false) {
+    StreamFrame f = frame(id, 0, pinned);
+    f.ring_only = true;
+    return f;
+}
+
+// frames_after(..., include_ring_only=false) that must succeed.
+std::vector<uint64_t> after_live(const ReplayRing& ring, uint64_t cursor) {
+    std::vector<StreamFrame> out;
+    EXPECT_TRUE(ring.frames_after(cursor, &out, false)) << "gap after " << cursor;
+    return ids(out);
+}
+
+TEST(ReplayRing, RingOnlyFramesAreReturnedByDefaultAndSkippedOnRequest) {
+    ReplayRing ring(10, kManyBytes, 2);
+    ring.append(ring_only_frame(1));
+    ring.append(frame(2));
+    ring.append(ring_only_frame(3));
+    ring.append(frame(4));
+    ring.append(ring_only_frame(5));
+
+    EXPECT_EQ(after(ring, 0), (Ids{1, 2, 3, 4, 5}));
+    EXPECT_EQ(after_live(ring, 0), (Ids{2, 4}));
+    EXPECT_EQ(after_live(ring, 2), (Ids{4}));
+    EXPECT_EQ(after_live(ring, 4), Ids{});  // only the ring-only frame 5 follows
+    EXPECT_EQ(after(ring, 4), (Ids{5}));
+
+    std::vector<StreamFrame> out;
+    ASSERT_TRUE(ring.frames_after(0, &out));
+    ASSERT_EQ(out.size(), 5u);
+    EXPECT_TRUE(out[0].ring_only);
+    EXPECT_FALSE(out[1].ring_only);
+    EXPECT_TRUE(out[2].ring_only);
+    EXPECT_EQ(*out[2].text, "frame 3");
+}
+
+TEST(ReplayRing, SkippingRingOnlyFramesStillCountsThemForTheGapRule) {
+    ReplayRing ring(3, kManyBytes, 0);
+    ring.append(frame(1));
+    ring.append(ring_only_frame(2));
+    ring.append(frame(3));
+    ring.append(ring_only_frame(4));  // frame 1 goes
+    ring.append(frame(5));            // ring-only frame 2 goes
+    EXPECT_EQ(ring.evictions(), 2u);
+
+    // Held: 3, 4 (ring-only), 5. A live catch-up skips 4 but it still counts
+    // as held: after 2 there is no gap.
+    EXPECT_EQ(after_live(ring, 2), (Ids{3, 5}));
+    EXPECT_EQ(after_live(ring, 3), (Ids{5}));
+    // Frame 2 was ring-only, but it is missing: a gap, even for a catch-up
+    // that would have skipped it.
+    std::vector<StreamFrame> out = {frame(1000)};
+    EXPECT_FALSE(ring.frames_after(1, &out, false));
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].id, 1000u);
+    EXPECT_FALSE(ring.frames_after(0, &out, false));
+    EXPECT_FALSE(ring.frames_after(6, &out, false));  // beyond last_id
+    EXPECT_EQ(out.size(), 1u);
+}
+
+TEST(ReplayRing, AllRingOnlyFramesAfterTheCursorAnswerEmptyNotAGap) {
+    ReplayRing ring(10, kManyBytes, 0);
+    ring.append(frame(1));
+    ring.append(ring_only_frame(2));
+    ring.append(ring_only_frame(3));
+    std::vector<StreamFrame> out;
+    EXPECT_TRUE(ring.frames_after(1, &out, false));
+    EXPECT_TRUE(out.empty());
+}
+
+TEST(ReplayRing, AppendReportsWhenPinningDisplacedAnotherPin) {
+    ReplayRing ring(10, kManyBytes, 2);
+    bool displaced = true;
+    ring.append(frame(1, 0, true), &displaced);
+    EXPECT_FALSE(displaced);
+    displaced = true;
+    ring.append(frame(2, 0, true), &displaced);
+    EXPECT_FALSE(displaced);
+    EXPECT_EQ(ring.pinned(), 2u);
+
+    displaced = false;
+    ring.append(frame(3, 0, true), &displaced);
+    EXPECT_TRUE(displaced);
+    EXPECT_EQ(ring.pinned(), 2u);
+
+    // An unpinned frame never displaces, and the flag is reset.
+    displaced = true;
+    ring.append(frame(4), &displaced);
+    EXPECT_FALSE(displaced);
+    EXPECT_EQ(ring.pinned(), 2u);
+
+    // The oldest pin (frame 1) was the one that went.
+    std::vector<StreamFrame> out;
+    ASSERT_TRUE(ring.frames_after(0, &out));
+    ASSERT_EQ(ids(out), (Ids{1, 2, 3, 4}));
+    EXPECT_FALSE(out[0].pinned);
+    EXPECT_TRUE(out[1].pinned);
+    EXPECT_TRUE(out[2].pinned);
+    EXPECT_FALSE(out[3].pinned);
+
+    // Works without the out-parameter as well.
+    ring.append(frame(5, 0, true));
+    EXPECT_EQ(ring.pinned(), 2u);
+}
+
+TEST(ReplayRing, AppendDoesNotReportADisplacedPinWhenPinningIsOff) {
+    ReplayRing ring(10, kManyBytes, 0);
+    bool displaced = true;
+    ring.append(frame(1, 0, true), &displaced);
+    EXPECT_FALSE(displaced);
+    ring.append(frame(2, 0, true), &displaced);
+    EXPECT_FALSE(displaced);
+    EXPECT_EQ(ring.pinned(), 0u);
+}
+
+TEST(ReplayRing, UnpinThroughUnpinsOnlyIdsUpToTheCursor) {
+    ReplayRing ring(10, kManyBytes, 3);
+    ring.append(frame(1, 0, true));
+    ring.append(frame(2));
+    ring.append(frame(3, 0, true));
+    ring.append(frame(4));
+    ring.append(frame(5, 0, true));
+    EXPECT_EQ(ring.pinned(), 3u);
+
+    EXPECT_EQ(ring.unpin_through(0), 0u);
+    EXPECT_EQ(ring.pinned(), 3u);
+    EXPECT_EQ(ring.unpin_through(3), 2u);  // frames 1 and 3
+    EXPECT_EQ(ring.pinned(), 1u);
+    EXPECT_EQ(ring.unpin_through(4), 0u);  // already unpinned
+    EXPECT_EQ(ring.pinned(), 1u);
+
+    std::vector<StreamFrame> out;
+    ASSERT_TRUE(ring.frames_after(0, &out));
+    ASSERT_EQ(ids(out), (Ids{1, 2, 3, 4, 5}));
+    EXPECT_FALSE(out[0].pinned);
+    EXPECT_FALSE(out[2].pinned);
+    EXPECT_TRUE(out[4].pinned);
+
+    EXPECT_EQ(ring.unpin_through(100), 1u);
+    EXPECT_EQ(ring.pinned(), 0u);
+    EXPECT_EQ(ring.unpin_through(100), 0u);
+    // Nothing was removed: unpinning is not eviction.
+    EXPECT_EQ(ring.size(), 5u);
+    EXPECT_EQ(ring.evictions(), 0u);
+}
+
+TEST(ReplayRing, UnpinnedThroughFramesBecomeEvictable) {
+    ReplayRing ring(2, kManyBytes, 2);
+    ring.append(frame(1, 0, true));
+    ring.append(frame(2, 0, true));
+    EXPECT_EQ(ring.append(frame(3)), 1u);  // both pinned: frame 3 itself goes
+    EXPECT_EQ(ring.size(), 2u);
+    EXPECT_EQ(ring.unpin_through(1), 1u);
+    EXPECT_EQ(ring.append(frame(4)), 1u);  // frame 1 can go now
+    EXPECT_EQ(ring.size(), 2u);
+    EXPECT_FALSE(ring.unpin(1));  // evicted
+    EXPECT_TRUE(ring.unpin(2));   // still held
+    EXPECT_EQ(after(ring, 3), (Ids{4}));
+}
+
+TEST(ReplayRing, UnpinOldestOnNoPinIsFalse) {
+    ReplayRing empty(4, kManyBytes, 2);
+    EXPECT_FALSE(empty.unpin_oldest());
+
+    ReplayRing ring(4, kManyBytes, 2);
+    ring.append(frame(1));
+    ring.append(frame(2));
+    EXPECT_FALSE(ring.unpin_oldest());
+    EXPECT_EQ(ring.pinned(), 0u);
+}
+
+TEST(ReplayRing, UnpinOldestUnpinsTheOldestPinOnly) {
+    ReplayRing ring(10, kManyBytes, 3);
+    ring.append(frame(1));
+    ring.append(frame(2, 0, true));
+    ring.append(frame(3, 0, true));
+    ring.append(frame(4, 0, true));
+    EXPECT_TRUE(ring.unpin_oldest());
+    EXPECT_EQ(ring.pinned(), 2u);
+    std::vector<StreamFrame> out;
+    ASSERT_TRUE(ring.frames_after(0, &out));
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_FALSE(out[1].pinned);  // frame 2 went first
+    EXPECT_TRUE(out[2].pinned);
+    EXPECT_TRUE(out[3].pinned);
+
+    EXPECT_TRUE(ring.unpin_oldest());
+    EXPECT_TRUE(ring.unpin_oldest());
+    EXPECT_EQ(ring.pinned(), 0u);
+    EXPECT_FALSE(ring.unpin_oldest());
+}
+
+TEST(ReplayRing, APinnedFrameSurvivesEvictionWhileItsUnpinnedNeighboursGo) {
+    ReplayRing ring(3, kManyBytes, 2);
+    ring.append(frame(1));
+    ring.append(frame(2, 0, true));
+    ring.append(frame(3));
+    EXPECT_EQ(ring.append(frame(4)), 1u);  // frame 1 goes
+    EXPECT_EQ(ring.append(frame(5)), 1u);  // frame 3 goes, pinned frame 2 stays
+    EXPECT_EQ(ring.append(frame(6)), 1u);  // frame 4 goes
+    EXPECT_EQ(ring.size(), 3u);
+    EXPECT_EQ(ring.pinned(), 1u);
+    EXPECT_EQ(ring.evictions(), 3u);
+
+    EXPECT_FALSE(ring.unpin(1));
+    EXPECT_FALSE(ring.unpin(3));
+    EXPECT_FALSE(ring.unpin(4));
+    EXPECT_EQ(after(ring, 4), (Ids{5, 6}));
+    expect_gap(ring, 3);
+    expect_gap(ring, 1);
+
+    // Once unpinned, it is the oldest and goes next.
+    EXPECT_TRUE(ring.unpin(2));
+    EXPECT_EQ(ring.append(frame(7)), 1u);
+    EXPECT_FALSE(ring.unpin(2));
+    EXPECT_EQ(after(ring, 4), (Ids{5, 6, 7}));
+}
+
+TEST(ReplayRing, APinnedFrameSurvivesByteEviction) {
+    ReplayRing ring(100, 10, 1);
+    ring.append(frame(1, 4));
+    ring.append(frame(2, 4, true));
+    EXPECT_EQ(ring.append(frame(3, 4)), 1u);  // 12 > 10: frame 1 goes
+    EXPECT_EQ(ring.append(frame(4, 4)), 1u);  // frame 3 goes, not pinned frame 2
+    EXPECT_EQ(ring.bytes(), 8u);
+    EXPECT_EQ(ring.size(), 2u);
+    std::vector<StreamFrame> out;
+    EXPECT_FALSE(ring.frames_after(1, &out));  // frame 3 is gone
+    EXPECT_EQ(after(ring, 3), (Ids{4}));
+    EXPECT_TRUE(ring.unpin(2));
+}
+
 }  // namespace
 }  // namespace yuzu::mcp

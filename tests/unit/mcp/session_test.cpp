@@ -16,6 +16,7 @@
 #include "yuzu/http/stream_budget.hpp"
 #include "yuzu/mcp/session/close_reason.hpp"
 #include "yuzu/mcp/session/stream_metrics.hpp"
+#include "yuzu/metrics/counter.hpp"
 #include "yuzu/metrics/gauge.hpp"
 #include "yuzu/metrics/registry.hpp"
 
@@ -360,6 +361,323 @@ TEST_F(SessionMetricsTest, DroppedFramesAndStreamGaugesAreCounted) {
     EXPECT_EQ(metrics_.handover_pending.Value(), 0.0);
     session_.detach(b.generation);
     EXPECT_EQ(sample(registry_.Serialize(), "yuzu_mcp_streams_active"), 0.0);
+}
+
+// --- calls in flight, streamed-call slots, ring-only and pinned frames -----
+
+using Admission = Session::CallAdmission;
+
+SessionLimits slot_limits(size_t max_pinned) {
+    SessionLimits limits;
+    limits.ring_frames = 16;
+    limits.ring_bytes = size_t{1} << 20;
+    limits.max_pinned = max_pinned;
+    limits.connection_queue = 8;
+    limits.max_frame_bytes = 256;
+    return limits;
+}
+
+TEST(SessionCalls, ADuplicateRequestIdIsRefused) {
+    Session session("sid", "alice", "2025-06-18", slot_limits(2), nullptr, 0);
+    EXPECT_EQ(session.admit_call("1", false), Admission::kAdmitted);
+    EXPECT_EQ(session.admit_call("1", false), Admission::kDuplicateId);
+    EXPECT_EQ(session.admit_call("1", true), Admission::kDuplicateId);
+    EXPECT_EQ(session.calls_in_flight(), 1u);
+    // Request keys are compared exactly: "\"1\"" (a string id) is another call.
+    EXPECT_EQ(session.admit_call("\"1\"", true), Admission::kAdmitted);
+    EXPECT_EQ(session.calls_in_flight(), 2u);
+
+    session.end_call("1");
+    EXPECT_EQ(session.calls_in_flight(), 1u);
+    session.end_call("1");  // idempotent
+    session.end_call("never-admitted");
+    EXPECT_EQ(session.calls_in_flight(), 1u);
+    EXPECT_EQ(session.admit_call("1", false), Admission::kAdmitted);
+}
+
+TEST(SessionCalls, StreamedCallsTakeSlotsAndOtherCallsDoNot) {
+    Session session("sid", "alice", "2025-06-18", slot_limits(2), nullptr, 0);
+    EXPECT_EQ(session.admit_call("a", true), Admission::kAdmitted);
+    EXPECT_EQ(session.admit_call("b", true), Admission::kAdmitted);
+    EXPECT_EQ(session.admit_call("c", true), Admission::kSlotsBusy);
+    EXPECT_EQ(session.calls_in_flight(), 2u);  // a refused call is not in flight
+    // Non-streamed calls never take a slot, even when the slots are full.
+    for (int i = 0; i < 5; ++i) {
+        EXPECT_EQ(session.admit_call("plain" + std::to_string(i), false), Admission::kAdmitted);
+    }
+    EXPECT_EQ(session.calls_in_flight(), 7u);
+    EXPECT_EQ(session.admit_call("c", true), Admission::kSlotsBusy);
+    // Ending a plain call frees no slot; ending a streamed call frees one.
+    session.end_call("plain0");
+    EXPECT_EQ(session.admit_call("c", true), Admission::kSlotsBusy);
+    session.end_call("a");
+    EXPECT_EQ(session.admit_call("c", true), Admission::kAdmitted);
+    EXPECT_EQ(session.admit_call("d", true), Admission::kSlotsBusy);
+    EXPECT_EQ(session.pinned_finals(), 0u);
+}
+
+TEST(SessionCalls, NoStreamedCallIsAdmittedWithoutSlots) {
+    Session session("sid", "alice", "2025-06-18", slot_limits(0), nullptr, 0);
+    EXPECT_EQ(session.admit_call("a", true), Admission::kSlotsBusy);
+    EXPECT_EQ(session.admit_call("b", false), Admission::kAdmitted);
+}
+
+TEST(SessionCalls, CommitFinalPinsTheFinalAndPassesTheSlotToThePin) {
+    Session session("sid", "alice", "2025-06-18", slot_limits(2), nullptr, 0);
+    ASSERT_EQ(session.admit_call("a", true), Admission::kAdmitted);
+    ASSERT_EQ(session.admit_call("b", true), Admission::kAdmitted);
+
+    auto final_a = session.commit_final("a", message(1));
+    ASSERT_TRUE(final_a.ok()) << final_a.status().to_string();
+    EXPECT_EQ(final_a->id, 1u);
+    EXPECT_TRUE(final_a->pinned);
+    EXPECT_TRUE(final_a->ring_only);
+    EXPECT_EQ(*final_a->text, "id: 1\ndata: {\"n\":1}\n\n");
+    EXPECT_EQ(session.last_event_id(), 1u);
+    EXPECT_EQ(session.pinned_finals(), 1u);
+    EXPECT_EQ(session.calls_in_flight(), 1u);  // "a" ended with its final
+    // The request id is free again.
+    EXPECT_EQ(session.admit_call("a", false), Admission::kAdmitted);
+    session.end_call("a");
+
+    // Slots: "b" in flight and the pin of "a". A third streamed call takes
+    // the pin's slot (it stays in the ring, unpinned).
+    EXPECT_EQ(session.admit_call("c", true), Admission::kReclaimed);
+    EXPECT_EQ(session.pinned_finals(), 0u);
+    // Two live calls: nothing more to reclaim.
+    EXPECT_EQ(session.admit_call("d", true), Admission::kSlotsBusy);
+}
+
+TEST(SessionCalls, ASlotFreedByAFinalIsFreeWhileAnotherSlotIsEmpty) {
+    Session session("sid", "alice", "2025-06-18", slot_limits(2), nullptr, 0);
+    ASSERT_EQ(session.admit_call("a", true), Admission::kAdmitted);
+    ASSERT_TRUE(session.commit_final("a", message(1)).ok());
+    EXPECT_EQ(session.pinned_finals(), 1u);
+    EXPECT_EQ(session.calls_in_flight(), 0u);
+    // One pin, one empty slot: admitted without reclaiming.
+    EXPECT_EQ(session.admit_call("b", true), Admission::kAdmitted);
+    EXPECT_EQ(session.pinned_finals(), 1u);
+    // Now the pin is the only free slot.
+    EXPECT_EQ(session.admit_call("c", true), Admission::kReclaimed);
+    EXPECT_EQ(session.pinned_finals(), 0u);
+}
+
+TEST(SessionCalls, SlotsFullOfPinnedFinalsAreReclaimedOldestFirst) {
+    Session session("sid", "alice", "2025-06-18", slot_limits(2), nullptr, 0);
+    ASSERT_EQ(session.admit_call("a", true), Admission::kAdmitted);
+    ASSERT_EQ(session.admit_call("b", true), Admission::kAdmitted);
+    ASSERT_TRUE(session.commit_final("a", message(1)).ok());
+    ASSERT_TRUE(session.commit_final("b", message(2)).ok());
+    EXPECT_EQ(session.pinned_finals(), 2u);
+    EXPECT_EQ(session.calls_in_flight(), 0u);
+
+    EXPECT_EQ(session.admit_call("c", true), Admission::kReclaimed);
+    EXPECT_EQ(session.pinned_finals(), 1u);
+    // The oldest final (id 1) lost its pin; unpinning it again changes
+    // nothing, while unpinning id 2 releases the last pin.
+    session.delivered(1);
+    EXPECT_EQ(session.pinned_finals(), 1u);
+    session.delivered(2);
+    EXPECT_EQ(session.pinned_finals(), 0u);
+    EXPECT_EQ(session.admit_call("d", true), Admission::kAdmitted);
+    EXPECT_EQ(session.admit_call("e", true), Admission::kSlotsBusy);
+}
+
+TEST(SessionCalls, ReclaimingUnpinsOneFinalPerAdmission) {
+    Session session("sid", "alice", "2025-06-18", slot_limits(2), nullptr, 0);
+    ASSERT_EQ(session.admit_call("a", true), Admission::kAdmitted);
+    ASSERT_EQ(session.admit_call("b", true), Admission::kAdmitted);
+    ASSERT_TRUE(session.commit_final("a", message(1)).ok());
+    ASSERT_TRUE(session.commit_final("b", message(2)).ok());
+    EXPECT_EQ(session.admit_call("c", true), Admission::kReclaimed);
+    EXPECT_EQ(session.pinned_finals(), 1u);
+    EXPECT_EQ(session.admit_call("d", true), Admission::kReclaimed);
+    EXPECT_EQ(session.pinned_finals(), 0u);
+    EXPECT_EQ(session.admit_call("e", true), Admission::kSlotsBusy);
+    EXPECT_EQ(session.calls_in_flight(), 2u);
+}
+
+TEST(SessionCalls, AClosedSessionAdmitsNoCall) {
+    Session session("sid", "alice", "2025-06-18", slot_limits(2), nullptr, 0);
+    ASSERT_EQ(session.admit_call("a", false), Admission::kAdmitted);
+    session.close(CloseReason::kSessionTerminated);
+    EXPECT_EQ(session.admit_call("b", false), Admission::kClosed);
+    EXPECT_EQ(session.admit_call("c", true), Admission::kClosed);
+    EXPECT_EQ(session.admit_call("a", false), Admission::kClosed);  // closed wins
+    const auto refused = session.commit(message(1), Session::CommitMode{true, false});
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+    const auto final_refused = session.commit_final("a", message(1));
+    ASSERT_FALSE(final_refused.ok());
+    EXPECT_EQ(final_refused.status().code(), StatusCode::kFailedPrecondition);
+    // The call ended all the same.
+    EXPECT_EQ(session.calls_in_flight(), 0u);
+    EXPECT_EQ(session.last_event_id(), 0u);
+}
+
+TEST(SessionCalls, AnOversizedFinalIsRefusedAndTheCallStillEnds) {
+    Session session("sid", "alice", "2025-06-18", slot_limits(1), nullptr, 0);
+    ASSERT_EQ(session.admit_call("a", true), Admission::kAdmitted);
+    const auto refused = session.commit_final("a", std::string(400, 'x'));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
+    EXPECT_EQ(session.calls_in_flight(), 0u);
+    EXPECT_EQ(session.pinned_finals(), 0u);
+    EXPECT_EQ(session.last_event_id(), 0u);
+    EXPECT_EQ(session.admit_call("b", true), Admission::kAdmitted);
+}
+
+TEST_F(SessionTest, ARingOnlyCommitIsNotDeliveredToTheAttachedConnection) {
+    const auto a = attach_ok();
+    const auto committed = session_.commit(message(1), Session::CommitMode{true, false});
+    ASSERT_TRUE(committed.ok()) << committed.status().to_string();
+    EXPECT_EQ(committed->id, 1u);
+    EXPECT_TRUE(committed->ring_only);
+    EXPECT_FALSE(committed->pinned);
+    EXPECT_EQ(*committed->text, "id: 1\ndata: {\"n\":1}\n\n");
+    EXPECT_EQ(session_.last_event_id(), 1u);
+    EXPECT_EQ(session_.pinned_finals(), 0u);
+
+    const Session::Batch nothing = session_.wait(a.generation, a.cursor, 0);
+    EXPECT_TRUE(nothing.frames.empty());
+    EXPECT_FALSE(nothing.close.has_value());
+
+    publish_range(2, 2);
+    const Session::Batch live = session_.wait(a.generation, a.cursor, 0);
+    EXPECT_EQ(ids(live.frames), (Ids{2}));
+    session_.detach(a.generation);
+
+    // A resume from before it replays it, ring-only frames included.
+    const auto b = attach_ok(0);
+    EXPECT_EQ(ids(b.replay), (Ids{1, 2}));
+    ASSERT_EQ(b.replay.size(), 2u);
+    EXPECT_TRUE(b.replay[0].ring_only);
+    EXPECT_EQ(b.cursor, 2u);
+    session_.detach(b.generation);
+    const auto c = attach_ok(1);
+    EXPECT_EQ(ids(c.replay), (Ids{2}));
+    session_.detach(c.generation);
+}
+
+TEST_F(SessionTest, ANonRingOnlyCommitIsDeliveredLikeAPublish) {
+    const auto a = attach_ok();
+    const auto committed = session_.commit(message(1), Session::CommitMode{});
+    ASSERT_TRUE(committed.ok());
+    EXPECT_FALSE(committed->ring_only);
+    EXPECT_EQ(ids(session_.wait(a.generation, a.cursor, 0).frames), (Ids{1}));
+    session_.detach(a.generation);
+}
+
+TEST_F(SessionTest, OverflowCatchUpSkipsRingOnlyFrames) {
+    // small_limits: the queue holds 2 frames, the ring 4.
+    const auto a = attach_ok();
+    ASSERT_TRUE(session_.commit(message(1), Session::CommitMode{true, false}).ok());
+    publish_range(2, 4);  // 2 and 3 are queued, 4 overflows
+    const Session::Batch batch = session_.wait(a.generation, 0, 0);
+    EXPECT_EQ(ids(batch.frames), (Ids{2, 3, 4}));
+    EXPECT_FALSE(batch.close.has_value());
+    EXPECT_EQ(session_.closed(), std::nullopt);
+    session_.detach(a.generation);
+}
+
+TEST_F(SessionTest, OnlyAResumeFromBeforeARingOnlyFinalReplaysIt) {
+    // small_limits: max_pinned 1.
+    ASSERT_EQ(session_.admit_call("7", true), Admission::kAdmitted);
+    const auto final_frame = session_.commit_final("7", message(1));
+    ASSERT_TRUE(final_frame.ok());
+    publish_range(2, 2);
+    EXPECT_EQ(session_.pinned_finals(), 1u);
+
+    // A live attach acknowledges nothing.
+    const auto live = attach_ok();
+    EXPECT_EQ(session_.pinned_finals(), 1u);
+    session_.detach(live.generation);
+    // A resume from before the final replays it and keeps the pin.
+    const auto before = attach_ok(0);
+    ASSERT_EQ(ids(before.replay), (Ids{1, 2}));
+    EXPECT_TRUE(before.replay[0].pinned);
+    EXPECT_EQ(session_.pinned_finals(), 1u);
+    session_.detach(before.generation);
+    // A GET cursor at a ring-only final proves nothing about it: that
+    // final belongs to a POST response the GET never carried.
+    const auto at = attach_ok(final_frame->id);
+    EXPECT_EQ(ids(at.replay), (Ids{2}));
+    EXPECT_EQ(session_.pinned_finals(), 1u);
+    session_.detach(at.generation);
+}
+
+TEST_F(SessionTest, AResumePastAFinalTheGetStreamCarriedUnpinsIt) {
+    // Committed for the GET stream (its POST response was gone).
+    ASSERT_EQ(session_.admit_call("7", true), Admission::kAdmitted);
+    ASSERT_TRUE(session_.commit_final("7", message(1), false).ok());
+    publish_range(2, 3);
+    const auto past = attach_ok(2);
+    EXPECT_EQ(ids(past.replay), (Ids{3}));
+    EXPECT_EQ(session_.pinned_finals(), 0u);
+    session_.detach(past.generation);
+}
+
+TEST_F(SessionTest, ADeliveredRingOnlyFrameIsNotReplayedAgain) {
+    ASSERT_EQ(session_.admit_call("7", true), Admission::kAdmitted);
+    const auto progress = session_.commit(message(1), Session::CommitMode{true, false});
+    ASSERT_TRUE(progress.ok());
+    const auto final_frame = session_.commit_final("7", message(2));
+    ASSERT_TRUE(final_frame.ok());
+    // Before its response wrote them, a resume replays both.
+    const auto before = attach_ok(0);
+    EXPECT_EQ(ids(before.replay), (Ids{1, 2}));
+    session_.detach(before.generation);
+    session_.delivered(progress->id);
+    session_.delivered(final_frame->id);
+    const auto after = attach_ok(0);
+    EXPECT_TRUE(after.replay.empty());
+    EXPECT_EQ(session_.pinned_finals(), 0u);
+    session_.detach(after.generation);
+}
+
+TEST_F(SessionTest, UnpinReleasesAFinal) {
+    ASSERT_EQ(session_.admit_call("7", true), Admission::kAdmitted);
+    const auto final_frame = session_.commit_final("7", message(1));
+    ASSERT_TRUE(final_frame.ok());
+    EXPECT_EQ(session_.pinned_finals(), 1u);
+    session_.delivered(final_frame->id + 10);  // unknown: nothing happens
+    EXPECT_EQ(session_.pinned_finals(), 1u);
+    session_.delivered(final_frame->id);
+    EXPECT_EQ(session_.pinned_finals(), 0u);
+    session_.delivered(final_frame->id);  // idempotent
+    EXPECT_EQ(session_.pinned_finals(), 0u);
+}
+
+TEST_F(SessionMetricsTest, PinningMoreFinalsThanSlotsCountsADisplacedPin) {
+    // small_limits: max_pinned 1.
+    const std::string displaced = "yuzu_mcp_stream_pin_displaced_total";
+    EXPECT_EQ(sample(registry_.Serialize(), displaced), 0.0);
+    ASSERT_TRUE(session_.commit(message(1), Session::CommitMode{true, true}).ok());
+    EXPECT_EQ(metrics_.pin_displaced.Value(), 0.0);
+    EXPECT_EQ(session_.pinned_finals(), 1u);
+    ASSERT_TRUE(session_.commit(message(2), Session::CommitMode{true, true}).ok());
+    EXPECT_EQ(metrics_.pin_displaced.Value(), 1.0);
+    EXPECT_EQ(session_.pinned_finals(), 1u);
+    // An unpinned commit displaces nothing.
+    ASSERT_TRUE(session_.commit(message(3), Session::CommitMode{true, false}).ok());
+    EXPECT_EQ(metrics_.pin_displaced.Value(), 1.0);
+    ASSERT_TRUE(session_.commit_final("none", message(4)).ok());
+    EXPECT_EQ(metrics_.pin_displaced.Value(), 2.0);
+    EXPECT_EQ(sample(registry_.Serialize(), displaced), 2.0);
+    EXPECT_EQ(metrics_.final_unpinned.Value(), 0.0);
+}
+
+TEST(SessionMetricsNoPins, AFinalThatCannotBePinnedIsCounted) {
+    metrics::Registry registry;
+    StreamMetrics metrics(registry);
+    Session session("sid", "alice", "2025-06-18", slot_limits(0), &metrics, 0);
+    ASSERT_EQ(session.admit_call("1", false), Admission::kAdmitted);
+    const auto final_frame = session.commit_final("1", message(1));
+    ASSERT_TRUE(final_frame.ok());
+    EXPECT_EQ(session.pinned_finals(), 0u);
+    EXPECT_EQ(metrics.final_unpinned.Value(), 1.0);
+    EXPECT_EQ(metrics.pin_displaced.Value(), 0.0);
+    EXPECT_EQ(sample(registry.Serialize(), "yuzu_mcp_stream_final_unpinned_total"), 1.0);
 }
 
 }  // namespace

@@ -42,10 +42,14 @@ TEST(StreamMetrics, RejectNamesAreDistinctAndTheDocumentedOnes) {
     std::set<std::string_view> names;
     for (size_t i = 0; i < kStreamRejectCount; ++i) names.insert(stream_reject_name(reject_at(i)));
     const std::set<std::string_view> expected = {
-        "missing_session_header",   "unknown_session",           "not_acceptable",
-        "per_principal_stream_cap", "global_stream_cap",         "origin",
-        "protocol_version",         "session_per_principal_cap", "session_global_cap",
-        "stream_handover_pending"};
+        "missing_session_header", "unknown_session",
+        "not_acceptable",         "per_principal_stream_cap",
+        "global_stream_cap",      "origin",
+        "protocol_version",       "session_per_principal_cap",
+        "session_global_cap",     "stream_handover_pending",
+        "post_per_principal_cap", "post_global_cap",
+        "post_record_cap",        "post_pin_slots",
+        "post_duplicate_id"};
     EXPECT_EQ(names, expected);
 }
 

@@ -320,6 +320,11 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
     app.add_flag("--mcp-no-streaming", config.mcp_no_streaming,
                  "No MCP sessions and no GET stream: POST only, GET/DELETE answer 405")
         ->envname("YUZU_MCP_NO_STREAMING");
+    app.add_flag("--mcp-enable-streamed-post,!--no-mcp-streamed-post", config.mcp_streamed_post,
+                 "A tools/call with _meta.progressToken and Accept: text/event-stream gets its "
+                 "progress and result as an SSE stream on the POST response (default on); off: "
+                 "plain JSON, progress on the GET stream")
+        ->envname("YUZU_MCP_STREAMED_POST");
     app.add_option("--max-sse-streams", config.max_sse_streams,
                    "Held-open SSE streams on the management listener (MCP GET and "
                    "/api/v1/events); beyond: 429. Sizes the worker pool")

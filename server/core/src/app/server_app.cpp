@@ -30,6 +30,8 @@
 #include "yuzu/http/server.hpp"
 #include "yuzu/http/stream_budget.hpp"
 #include "yuzu/jsonschema/parameter_check.hpp"
+#include "yuzu/mcp/bridge/bridge_metrics.hpp"
+#include "yuzu/mcp/bridge/progress_bridge.hpp"
 #include "yuzu/mcp/http_transport.hpp"
 #include "yuzu/mcp/mcp_server.hpp"
 #include "yuzu/mcp/session/session_registry.hpp"
@@ -71,6 +73,8 @@ struct ServerApp::Parts {
     // Sessions outlive the listener whose streams hold them.
     std::unique_ptr<mcp::StreamMetrics> mcp_stream_metrics;
     std::unique_ptr<mcp::SessionRegistry> mcp_sessions;
+    std::unique_ptr<mcp::BridgeMetrics> mcp_bridge_metrics;
+    std::unique_ptr<mcp::ProgressBridge> mcp_bridge;
     std::unique_ptr<PeriodicTask> mcp_session_gc;
     std::unique_ptr<http::HttpServer> management;
     std::unique_ptr<http::HttpServer> agent_listener;
@@ -207,6 +211,8 @@ Status ServerApp::wire_mcp(Parts& p) {
     transport.listening_on_loopback = is_loopback_address(p.config.listen.host);
     transport.tls = p.management->tls();
     p.mcp_stream_metrics = std::make_unique<mcp::StreamMetrics>(p.metrics);
+    // Registered with streaming off too, so every family exists from start.
+    p.mcp_bridge_metrics = std::make_unique<mcp::BridgeMetrics>(p.metrics);
     p.mcp_stream_metrics->streams_cap.Set(static_cast<double>(p.management->stream_budget().cap()));
     if (!p.config.mcp_no_streaming) {
         mcp::SessionRegistryOptions sessions;
@@ -221,6 +227,28 @@ Status ServerApp::wire_mcp(Parts& p) {
                                                                 p.mcp_stream_metrics.get());
         transport.sessions = p.mcp_sessions.get();
         transport.stream_tick_ms = p.config.mcp_stream_tick_ms;
+        execution::ExecutionTracker* tracker = &p.executions->tracker();
+        p.mcp_bridge = std::make_unique<mcp::ProgressBridge>(
+            &p.executions->events(),
+            [tracker](const std::string& id) -> std::optional<mcp::ExecutionProgress> {
+                auto record = tracker->get(id);
+                if (!record.ok()) return std::nullopt;
+                mcp::ExecutionProgress progress;
+                progress.targeted = record->counts.targeted;
+                progress.settled = record->counts.targeted - record->counts.outstanding;
+                progress.succeeded = record->counts.success;
+                progress.failed = record->counts.failure;
+                progress.status = record->status;
+                progress.completed = execution::is_terminal_status(record->status);
+                return progress;
+            },
+            p.mcp_bridge_metrics.get(), p.audit.get(), SystemClock::instance(),
+            mcp::ProgressBridge::Options{});
+        p.mcp_bridge->start();
+        transport.bridge = p.mcp_bridge.get();
+        transport.bridge_metrics = p.mcp_bridge_metrics.get();
+        transport.streamed_post = p.config.mcp_streamed_post;
+        transport.streamed_post_cap_ms = mcp::kMcpStreamedPostCapMs;
         // Idle sessions are found by find() and open() as they happen; the
         // tick only reclaims the memory of ones nobody asks about again.
         p.mcp_session_gc = std::make_unique<PeriodicTask>(
@@ -271,7 +299,8 @@ Status ServerApp::bind_listeners(Parts& p) {
     apply_connection_limits(c, options);
     options.max_connections = c.max_connections;
     // An event stream stays open as long as its client listens.
-    options.long_poll_routes = {"/api/v1/events", std::string(mcp::kStreamRouteLabel)};
+    options.long_poll_routes = {"/api/v1/events", std::string(mcp::kStreamRouteLabel),
+                                std::string(mcp::kStreamedPostRouteLabel)};
     // Host and Origin checks on every route but /mcp/, which the MCP
     // transport checks itself with the same policy (request_guard.hpp).
     http::HostPolicy host_policy;
@@ -462,6 +491,9 @@ void ServerApp::stop() {
     // tick or cut off mid-stream.
     if (parts_->mcp_session_gc) parts_->mcp_session_gc->stop();
     if (parts_->mcp_sessions) parts_->mcp_sessions->shutdown();
+    // Then the calls whose progress is followed: each streamed response is
+    // woken and ends with session_terminated (its executions run on).
+    if (parts_->mcp_bridge) parts_->mcp_bridge->shutdown();
     // The agent plane first: held polls are answered and waiting results
     // are written while the execution store is still open. Then executions:
     // the sweeper stops and event streams end before the fleet they

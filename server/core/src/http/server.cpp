@@ -426,6 +426,10 @@ void HttpServer::install_hooks() {
     });
 }
 
+void HttpServer::relabel_current_route(const std::string& label) {
+    if (t_request.active) t_request.route = label;
+}
+
 std::string HttpServer::current_route() const {
     return !t_request.active || t_request.route.empty() ? "unmatched" : t_request.route;
 }

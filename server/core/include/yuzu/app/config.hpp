@@ -48,7 +48,8 @@ struct ServerConfig {
     // MCP sessions and the GET stream (docs/user-manual/mcp.md, "Sessions
     // and the stream").
     bool mcp_no_streaming = false;
-    int max_sse_streams = 128;  // every SSE surface of the management listener
+    bool mcp_streamed_post = true;  // --mcp-enable-streamed-post / --no-mcp-streamed-post
+    int max_sse_streams = 128;      // every SSE surface of the management listener
     int mcp_max_streams_per_principal = 4;
     int mcp_max_sessions = 1024;
     int mcp_max_sessions_per_principal = 8;

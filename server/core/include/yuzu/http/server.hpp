@@ -122,6 +122,11 @@ class HttpServer {
     // The listener's one budget for held-open streams.
     StreamBudget& stream_budget() { return *stream_budget_; }
 
+    // From a handler: the current request's route label becomes `label`
+    // (a POST answered as a held-open stream moves to a long-poll route, so
+    // its stream's life does not count as latency).
+    static void relabel_current_route(const std::string& label);
+
   private:
     HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Server> server,
                ConnectionServer* connections, metrics::Registry& metrics);

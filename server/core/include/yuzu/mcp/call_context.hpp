@@ -8,12 +8,15 @@
 namespace yuzu::mcp {
 
 class Session;
+class CallRecord;
 
 // Per request: the MCP session the request named (null when it named none:
 // the sessionless, plain JSON-RPC mode every client without the header
-// gets).
+// gets), and for a tools/call with a progress token the bridge record its
+// progress goes to (null: none).
 struct CallContext {
     std::shared_ptr<Session> session;
+    std::shared_ptr<CallRecord> record;
 };
 
 // The answer to one message: a JSON-RPC response, or 202 Accepted for a

@@ -42,7 +42,9 @@ class CredentialResolver;
 namespace yuzu::mcp {
 
 class McpServer;
+class ProgressBridge;
 class SessionRegistry;
+struct BridgeMetrics;
 struct McpSettings;
 struct StreamMetrics;
 
@@ -50,6 +52,9 @@ struct StreamMetrics;
 // POST's "/mcp/v1/" so its hours-long requests stay out of the request
 // latency histogram (they are a long-poll route).
 inline constexpr char kStreamRouteLabel[] = "/mcp/v1/ (stream)";
+// The route label of a POST answered as a streamed response (a long-poll
+// route too; post_stream.cpp relabels the request).
+inline constexpr char kStreamedPostRouteLabel[] = "/mcp/v1/ (streamed post)";
 
 struct TransportOptions {
     // Exact scheme://host:port strings allowed in an Origin header besides the
@@ -73,6 +78,16 @@ struct TransportOptions {
     int64_t reconnect_ms = 1000;
     // Steady time for ticks and the auth grace window; null: the system's.
     const Clock* clock = nullptr;
+    // Progress for tools/call with _meta.progressToken (needs `sessions`);
+    // null: the token is ignored. Must outlive the listener.
+    ProgressBridge* bridge = nullptr;
+    const BridgeMetrics* bridge_metrics = nullptr;  // null: not measured
+    // A call with a token and an SSE Accept gets an SSE response
+    // (--mcp-enable-streamed-post, the default; --no-mcp-streamed-post: the
+    // progress goes to the GET channel instead).
+    bool streamed_post = true;
+    // How long a streamed response stays open (kMcpStreamedPostCapMs).
+    int64_t streamed_post_cap_ms = 120'000;
 };
 
 void register_mcp_routes(http::HttpServer& server, const McpServer& mcp,

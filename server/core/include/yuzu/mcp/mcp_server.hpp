@@ -64,6 +64,8 @@ class McpServer {
     // outcome is logged to its stream as notifications/message.
     Reply handle(const RpcMessage& message, const auth::Principal& who, const RequestInfo& info,
                  const CallContext& ctx = {}) const;
+    // Whether tools/call of `name` reports progress (ToolSpec::reports_progress).
+    bool tool_reports_progress(const std::string& name) const;
 
   private:
     using MethodResult = std::variant<nlohmann::json, RpcError>;

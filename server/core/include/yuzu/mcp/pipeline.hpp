@@ -126,8 +126,10 @@ struct CallOutcome {
 };
 
 // Runs steps 1–8 for one tools/call whose params are `params`.
+// `stream` (may be null) reaches the handler as ToolCall::stream.
 CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
-                          const nlohmann::json& params, const RequestInfo& info);
+                          const nlohmann::json& params, const RequestInfo& info,
+                          CallStream* stream = nullptr);
 
 // The result object for a successful call: structuredContent plus its text
 // copy in content[0].

@@ -40,6 +40,11 @@ inline constexpr int64_t kMcpApprovalPollRetryMs = 30000;
 // seconds keeps a refused client from hammering while the cap is full.
 inline constexpr int64_t kMcpStreamCapRetryMs = 5000;
 
+// A streamed POST refused at admission (-32012: stream caps, the bridge's
+// record cap, the session's streamed-call slots). A streamed slot is held
+// until its work finishes, so the GET figure would only cause a retry storm.
+inline constexpr int64_t kMcpStreamedPostRetryMs = 30000;
+
 // initialize refused by the global session cap, or during shutdown. Idle
 // sessions expire on their own (30 min TTL), so this only spreads retries.
 inline constexpr int64_t kMcpSessionCapRetryMs = 5000;

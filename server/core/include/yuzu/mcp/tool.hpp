@@ -23,6 +23,8 @@ class JsonSchema;
 
 namespace yuzu::mcp {
 
+class CallStream;
+
 struct ToolAnnotations {
     bool read_only = true;
     bool destructive = false;
@@ -69,6 +71,10 @@ struct ToolCall {
     // permission (nullopt = fleet-wide), filled by the access step. Until then,
     // and for every other scope, it is the empty set: no agent.
     std::optional<std::set<std::string>> view = std::set<std::string>{};
+    // Progress and log messages to the caller while the handler runs, and
+    // the executions it dispatched (bridge/call_stream.hpp). Null outside an
+    // MCP session.
+    CallStream* stream = nullptr;
 };
 
 // A handler failure that carries a remediation for the client. A plain
@@ -131,6 +137,11 @@ struct ToolSpec {
 
     // Filled by the catalogue when the tool is added.
     std::shared_ptr<const jsonschema::JsonSchema> compiled_input_schema;
+    // The tool reports progress (CallStream::progress or ::follow): a call
+    // with _meta.progressToken gets a bridge record, and with an SSE Accept a
+    // streamed response. Other tools ignore the token.
+    bool reports_progress = false;
+
     // Some MCP tier needs approval for this tool, so its inputSchema declares
     // the recall's approval_id, which the pipeline takes out of the arguments.
     bool approval_gated = false;

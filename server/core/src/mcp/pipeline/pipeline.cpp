@@ -244,7 +244,7 @@ void contain_handler_exception(const PipelineEnv& env, const auth::Principal& wh
 // Steps 1–8 of run_tool_call; every return after the tool is known has
 // written the call's one final audit row and set out.audit_result.
 CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
-                      const nlohmann::json& params, const RequestInfo& info) {
+                      const nlohmann::json& params, const RequestInfo& info, CallStream* stream) {
     CallOutcome out;
     auto name_it = params.find("name");
     if (name_it == params.end() || !name_it->is_string()) {
@@ -284,6 +284,7 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
     const nlohmann::json call_arguments =
         tool->approval_gated ? split_approval_id(arguments, approval_id) : arguments;
     ToolCall call{who, call_arguments, info.correlation_id, info.source_ip};
+    call.stream = stream;
     if (!denial) denial = check_precheck(*tool, call, info);
     if (!denial) denial = check_approval(env, *tool, call, approval_id, info);
     if (!denial) denial = check_access(env, *tool, call, info);
@@ -305,11 +306,12 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
 // run_steps with every exception contained: a throwing handler, hook or
 // service answers -32603 with an `error` audit row for the tool it named.
 CallOutcome run_contained(const PipelineEnv& env, const auth::Principal& who,
-                          const nlohmann::json& params, const RequestInfo& info) {
+                          const nlohmann::json& params, const RequestInfo& info,
+                          CallStream* stream) {
     const char* what = "a non-standard exception";
     std::string message;
     try {
-        return run_steps(env, who, params, info);
+        return run_steps(env, who, params, info, stream);
     } catch (const std::exception& e) {
         message = e.what();
         what = message.c_str();
@@ -334,9 +336,10 @@ CallOutcome run_contained(const PipelineEnv& env, const auth::Principal& who,
 }  // namespace
 
 CallOutcome run_tool_call(const PipelineEnv& env, const auth::Principal& who,
-                          const nlohmann::json& params, const RequestInfo& info) {
+                          const nlohmann::json& params, const RequestInfo& info,
+                          CallStream* stream) {
     const auto start = std::chrono::steady_clock::now();
-    CallOutcome out = run_contained(env, who, params, info);
+    CallOutcome out = run_contained(env, who, params, info, stream);
     if (env.call_metrics != nullptr) {
         if (out.audit_result.empty()) {
             env.call_metrics->observe_unknown_tool();

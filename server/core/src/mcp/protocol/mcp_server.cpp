@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "yuzu/mcp/bridge/call_stream.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 #include "yuzu/mcp/session/session.hpp"
 #include "yuzu/mcp/session/session_log.hpp"
@@ -12,8 +13,8 @@ namespace {
 
 // One notifications/message per tools/call on the caller's session stream:
 // refusals at warning (the default threshold), successes at info.
-void log_tool_call(Session& session, const nlohmann::json& params, const CallOutcome& outcome,
-                   const RequestInfo& info) {
+void log_tool_call(Session& session, CallStream& stream, const nlohmann::json& params,
+                   const CallOutcome& outcome, const RequestInfo& info) {
     const LogLevel level =
         outcome.error || outcome.audit_result != "success" ? LogLevel::kWarning : LogLevel::kInfo;
     if (!session.wants_log(level)) return;
@@ -29,7 +30,7 @@ void log_tool_call(Session& session, const nlohmann::json& params, const CallOut
         data["code"] = outcome.error->code;
         data["message"] = outcome.error->message;
     }
-    publish_log(session, level, "yuzu.mcp", std::move(data));
+    stream.log(level, "yuzu.mcp", std::move(data));
 }
 
 RpcError invalid_params(const std::string& message, const RequestInfo& info,
@@ -76,6 +77,11 @@ std::variant<nlohmann::json, RpcError> paginate(const Items& items, const char* 
 
 }  // namespace
 
+bool McpServer::tool_reports_progress(const std::string& name) const {
+    const ToolSpec* tool = tools_.find(name);
+    return tool != nullptr && tool->reports_progress;
+}
+
 bool is_supported_protocol_version(const std::string& version) {
     return std::find(kSupportedProtocolVersions.begin(), kSupportedProtocolVersions.end(),
                      version) != kSupportedProtocolVersions.end();
@@ -114,8 +120,10 @@ Reply McpServer::handle(const RpcMessage& message, const auth::Principal& who,
     } else if (m == "tools/list") {
         r = list_tools(params, who, info);
     } else if (m == "tools/call") {
-        CallOutcome outcome = run_tool_call(env_, who, params, info);
-        if (ctx.session) log_tool_call(*ctx.session, params, outcome, info);
+        CallStream stream(ctx.session, ctx.record);
+        CallOutcome outcome =
+            run_tool_call(env_, who, params, info, ctx.session ? &stream : nullptr);
+        if (ctx.session) log_tool_call(*ctx.session, stream, params, outcome, info);
         reply.body = outcome.error ? make_error(message.id, *outcome.error)
                                    : make_result(message.id, std::move(*outcome.result));
         return reply;

@@ -14,20 +14,18 @@ bool ReplayRing::over_bounds() const {
     return frames_.size() > max_frames_ || bytes_ > max_bytes_;
 }
 
-size_t ReplayRing::append(StreamFrame frame) {
+size_t ReplayRing::append(StreamFrame frame, bool* displaced_pin) {
     assert(frame.id > last_id_);
     last_id_ = frame.id;
     bytes_ += frame.bytes();
+    if (displaced_pin) *displaced_pin = false;
     if (frame.pinned) {
         if (max_pinned_ == 0) {
             frame.pinned = false;
         } else {
             if (pinned_ == max_pinned_) {
-                auto oldest = std::find_if(frames_.begin(), frames_.end(),
-                                           [](const StreamFrame& f) { return f.pinned; });
-                assert(oldest != frames_.end());
-                oldest->pinned = false;
-                --pinned_;
+                unpin_oldest();
+                if (displaced_pin) *displaced_pin = true;
             }
             ++pinned_;
         }
@@ -50,7 +48,8 @@ size_t ReplayRing::append(StreamFrame frame) {
     return evicted;
 }
 
-bool ReplayRing::frames_after(uint64_t cursor, std::vector<StreamFrame>* out) const {
+bool ReplayRing::frames_after(uint64_t cursor, std::vector<StreamFrame>* out,
+                              bool include_ring_only) const {
     if (cursor > last_id_) return false;
     const auto first = std::upper_bound(frames_.begin(), frames_.end(), cursor,
                                         [](uint64_t c, const StreamFrame& f) { return c < f.id; });
@@ -58,7 +57,9 @@ bool ReplayRing::frames_after(uint64_t cursor, std::vector<StreamFrame>* out) co
     // Ids are consecutive when issued, so every frame after the cursor is
     // still here exactly when as many are held as were issued.
     if (held != last_id_ - cursor) return false;
-    out->insert(out->end(), first, frames_.end());
+    for (auto it = first; it != frames_.end(); ++it) {
+        if (!it->ring_only || (include_ring_only && !it->delivered)) out->push_back(*it);
+    }
     return true;
 }
 
@@ -67,12 +68,7 @@ bool ReplayRing::pin(uint64_t id) {
                            [id](const StreamFrame& f) { return f.id == id; });
     if (it == frames_.end()) return false;
     if (it->pinned || max_pinned_ == 0) return it->pinned;
-    if (pinned_ == max_pinned_) {
-        auto oldest = std::find_if(frames_.begin(), frames_.end(),
-                                   [](const StreamFrame& f) { return f.pinned; });
-        oldest->pinned = false;
-        --pinned_;
-    }
+    if (pinned_ == max_pinned_) unpin_oldest();
     it->pinned = true;
     ++pinned_;
     return true;
@@ -86,6 +82,41 @@ bool ReplayRing::unpin(uint64_t id) {
         it->pinned = false;
         --pinned_;
     }
+    return true;
+}
+
+size_t ReplayRing::unpin_through(uint64_t cursor) {
+    size_t released = 0;
+    for (auto& f : frames_) {
+        if (f.id > cursor) break;
+        if (f.pinned && !f.ring_only) {
+            f.pinned = false;
+            --pinned_;
+            ++released;
+        }
+    }
+    return released;
+}
+
+bool ReplayRing::mark_delivered(uint64_t id) {
+    auto it = std::lower_bound(frames_.begin(), frames_.end(), id,
+                               [](const StreamFrame& f, uint64_t v) { return f.id < v; });
+    if (it == frames_.end() || it->id != id) return false;
+    it->delivered = true;
+    if (it->pinned) {
+        it->pinned = false;
+        --pinned_;
+    }
+    return true;
+}
+
+bool ReplayRing::unpin_oldest() {
+    if (pinned_ == 0) return false;
+    auto oldest =
+        std::find_if(frames_.begin(), frames_.end(), [](const StreamFrame& f) { return f.pinned; });
+    assert(oldest != frames_.end());
+    oldest->pinned = false;
+    --pinned_;
     return true;
 }
 

@@ -41,6 +41,22 @@ Session::Session(std::string id, std::string principal, std::string protocol_ver
 
 Status Session::publish(std::string_view message_json) {
     std::unique_lock<std::mutex> lock(mu_);
+    auto committed = commit_locked(message_json, CommitMode{});
+    lock.unlock();
+    if (!committed.ok()) return committed.status();
+    wake_.notify_all();
+    return Status::Ok();
+}
+
+Result<StreamFrame> Session::commit(std::string_view message_json, CommitMode mode) {
+    std::unique_lock<std::mutex> lock(mu_);
+    auto committed = commit_locked(message_json, mode);
+    lock.unlock();
+    if (committed.ok() && !mode.ring_only) wake_.notify_all();
+    return committed;
+}
+
+Result<StreamFrame> Session::commit_locked(std::string_view message_json, CommitMode mode) {
     if (closed_) return Status::FailedPrecondition("the session is closed");
     http::SseEvent event;
     event.id = next_id_;
@@ -49,7 +65,9 @@ Status Session::publish(std::string_view message_json) {
     if (!text.ok()) return text.status();
     ++next_id_;
     StreamFrame frame{*event.id, std::make_shared<const std::string>(std::move(text).value())};
-    if (connection_) {
+    frame.ring_only = mode.ring_only;
+    frame.pinned = mode.pinned;
+    if (connection_ && !mode.ring_only) {
         const size_t byte_cap = limits_.connection_queue_bytes > 0 ? limits_.connection_queue_bytes
                                                                    : limits_.ring_bytes;
         if (!connection_->overflowed && connection_->queue.size() < limits_.connection_queue &&
@@ -61,11 +79,70 @@ Status Session::publish(std::string_view message_json) {
             if (metrics_) metrics_->frames_dropped.Increment();
         }
     }
-    const size_t evicted = ring_.append(std::move(frame));
+    StreamFrame answer = frame;
+    bool displaced = false;
+    const size_t evicted = ring_.append(std::move(frame), &displaced);
     if (evicted > 0 && metrics_) metrics_->ring_evictions.Increment(static_cast<double>(evicted));
-    lock.unlock();
-    wake_.notify_all();
-    return Status::Ok();
+    if (mode.pinned && metrics_) {
+        if (displaced) metrics_->pin_displaced.Increment();
+        if (limits_.max_pinned == 0) metrics_->final_unpinned.Increment();
+    }
+    return answer;
+}
+
+Session::CallAdmission Session::admit_call(const std::string& request_key, bool streamed) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return CallAdmission::kClosed;
+    if (calls_.count(request_key) > 0) return CallAdmission::kDuplicateId;
+    CallAdmission outcome = CallAdmission::kAdmitted;
+    if (streamed) {
+        if (streamed_calls_ >= limits_.max_pinned) return CallAdmission::kSlotsBusy;
+        if (streamed_calls_ + ring_.pinned() >= limits_.max_pinned) {
+            // Every free slot is a final nobody collected: the oldest yields.
+            if (ring_.pinned() == 0) return CallAdmission::kSlotsBusy;
+            outcome = CallAdmission::kReclaimed;
+        }
+    }
+    calls_.emplace(request_key, streamed);  // may throw: nothing changed yet
+    if (outcome == CallAdmission::kReclaimed) ring_.unpin_oldest();
+    if (streamed) ++streamed_calls_;
+    return outcome;
+}
+
+void Session::end_call(const std::string& request_key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = calls_.find(request_key);
+    if (it == calls_.end()) return;
+    if (it->second) --streamed_calls_;
+    calls_.erase(it);
+}
+
+Result<StreamFrame> Session::commit_final(const std::string& request_key,
+                                          std::string_view message_json, bool ring_only) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = calls_.find(request_key);
+    if (it != calls_.end()) {
+        if (it->second) --streamed_calls_;
+        calls_.erase(it);
+    }
+    auto committed = commit_locked(message_json, CommitMode{ring_only, true});
+    if (committed.ok() && !ring_only) wake_.notify_all();
+    return committed;
+}
+
+void Session::delivered(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ring_.mark_delivered(id);
+}
+
+size_t Session::calls_in_flight() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_.size();
+}
+
+size_t Session::pinned_finals() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ring_.pinned();
 }
 
 uint64_t Session::last_event_id() const {
@@ -120,6 +197,10 @@ Session::Attach Session::attach(std::optional<uint64_t> last_event_id, http::Str
         next.lease = std::move(*admission.lease);
         if (metrics_) metrics_->streams_active.Increment();
     }
+    // A resume acknowledges every frame up to its cursor, pinned finals
+    // included (the seed's "GET resume acking past the pinned id"); a
+    // client resuming a lost POST response sends that response's last id.
+    if (last_event_id) ring_.unpin_through(*last_event_id);
     next.generation = ++generations_;
     connection_ = std::move(next);
     out.outcome = Attach::Outcome::kAttached;
@@ -149,7 +230,8 @@ Session::Batch Session::wait(uint64_t generation, uint64_t cursor, int64_t timeo
         connection_->overflowed = false;
         connection_->queue.clear();
         connection_->queue_bytes = 0;
-        if (!ring_.frames_after(cursor, &out.frames)) {
+        // Ring-only frames went out on POST responses: not this stream's.
+        if (!ring_.frames_after(cursor, &out.frames, false)) {
             out.frames.clear();
             if (!closed_) closed_ = CloseReason::kReplayGap;
         }

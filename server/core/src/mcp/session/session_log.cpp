@@ -21,7 +21,9 @@ std::string shorten_utf8(const std::string& text, size_t max) {
     return text.substr(0, cut) + kShortenedMarker;
 }
 
-std::string message_text(LogLevel level, std::string_view logger, const nlohmann::json& data) {
+}  // namespace
+
+std::string log_message_json(LogLevel level, std::string_view logger, const nlohmann::json& data) {
     const nlohmann::json message = {
         {"jsonrpc", "2.0"},
         {"method", "notifications/message"},
@@ -30,13 +32,11 @@ std::string message_text(LogLevel level, std::string_view logger, const nlohmann
     return dump_json(message);
 }
 
-}  // namespace
-
 void publish_log(Session& session, LogLevel level, std::string_view logger, nlohmann::json data) {
     if (!session.wants_log(level)) return;
     const StreamMetrics* metrics = session.metrics();
     try {
-        Status published = session.publish(message_text(level, logger, data));
+        Status published = session.publish(log_message_json(level, logger, data));
         if (published.code() == StatusCode::kResourceExhausted) {
             if (metrics) metrics->frames_too_large.Increment();
             if (data.is_object()) {
@@ -50,7 +50,7 @@ void publish_log(Session& session, LogLevel level, std::string_view logger, nloh
             } else {
                 data = "[omitted: too large]";
             }
-            published = session.publish(message_text(level, logger, data));
+            published = session.publish(log_message_json(level, logger, data));
         }
         // A closed session refuses quietly: nobody is left to read it.
         if (!published.ok() && published.code() != StatusCode::kFailedPrecondition && metrics) {

@@ -26,6 +26,16 @@ std::string_view stream_reject_name(StreamReject reject) {
             return "session_global_cap";
         case StreamReject::kStreamHandoverPending:
             return "stream_handover_pending";
+        case StreamReject::kPostPerPrincipalCap:
+            return "post_per_principal_cap";
+        case StreamReject::kPostGlobalCap:
+            return "post_global_cap";
+        case StreamReject::kPostRecordCap:
+            return "post_record_cap";
+        case StreamReject::kPostPinSlots:
+            return "post_pin_slots";
+        case StreamReject::kPostDuplicateId:
+            return "post_duplicate_id";
     }
     return "unknown_session";
 }
@@ -69,19 +79,32 @@ StreamMetrics::StreamMetrics(metrics::Registry& r)
                               .Name("yuzu_mcp_maintenance_tick_failures_total")
                               .Help("MCP maintenance ticks that failed, by tick.")
                               .Register(r)
-                              .Add({{"tick", "session_gc"}})) {
-    auto& rejects = metrics::BuildCounter()
-                        .Name("yuzu_mcp_stream_rejects_total")
-                        .Help("Refused MCP GET streams and initialize calls, by reason.")
-                        .Register(r);
+                              .Add({{"tick", "session_gc"}})),
+      post_streams_active(gauge(r, "yuzu_mcp_post_streams_active",
+                                "Streamed POST responses (SSE on a tools/call) held open now.")),
+      pin_displaced(counter(r, "yuzu_mcp_stream_pin_displaced_total",
+                            "Pinned finals unpinned because a session pinned more than its "
+                            "slots (admission drift; the frame stays until evicted).")),
+      final_unpinned(counter(r, "yuzu_mcp_stream_final_unpinned_total",
+                             "Streamed-call finals committed without a pin (no pin slots).")),
+      terminal_publish_failures(counter(r, "yuzu_mcp_stream_terminal_publish_failures_total",
+                                        "Streamed-call finals that could not be committed to "
+                                        "the replay ring (written to the wire only, or lost "
+                                        "to a resume).")) {
+    auto& rejects =
+        metrics::BuildCounter()
+            .Name("yuzu_mcp_stream_rejects_total")
+            .Help("Refused MCP GET streams, initialize calls and streamed POSTs, by reason.")
+            .Register(r);
     for (size_t i = 0; i < kStreamRejectCount; ++i) {
         rejects_[i] = &rejects.Add(
             {{"reason", std::string(stream_reject_name(static_cast<StreamReject>(i)))}});
     }
-    auto& closes = metrics::BuildCounter()
-                       .Name("yuzu_mcp_stream_closes_total")
-                       .Help("Ended MCP GET streams, by close reason.")
-                       .Register(r);
+    auto& closes =
+        metrics::BuildCounter()
+            .Name("yuzu_mcp_stream_closes_total")
+            .Help("Ended MCP streams (GET channels and streamed POSTs), by close reason.")
+            .Register(r);
     for (size_t i = 0; i < kCloseReasons.size(); ++i) {
         closes_[i] = &closes.Add({{"reason", std::string(close_reason_name(kCloseReasons[i]))}});
     }

@@ -12,6 +12,7 @@
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
 #include "yuzu/fleet/agent_visibility.hpp"
+#include "yuzu/mcp/bridge/call_stream.hpp"
 
 namespace yuzu::mcp {
 namespace {
@@ -49,7 +50,8 @@ ToolSpec execute_bundle_tool(const ExecutionToolDeps& deps) {
         "Runs 1 to 32 plugin actions (steps, each {plugin, action, params}) on one agent and "
         "returns at once with a bundle_id; get_bundle_result collates the answers in request "
         "order. Each step's params must match its definition's parameter_schema. An offline "
-        "agent makes every step dispatch_failed.";
+        "agent makes every step dispatch_failed. With _meta.progressToken, "
+        "notifications/progress count steps settled.";
     json step = {
         {"type", "object"},
         {"properties",
@@ -79,6 +81,7 @@ ToolSpec execute_bundle_tool(const ExecutionToolDeps& deps) {
     spec.annotations.read_only = false;
     spec.annotations.destructive = true;
     spec.annotations.idempotent = false;
+    spec.reports_progress = true;
     spec.tier_key = kExecute;
     spec.access = ToolAccess{kExecute, AccessScope::kAgents, "agent_id"};
     // Before the approval gate: every step's definition and parameter schema.
@@ -104,6 +107,13 @@ ToolSpec execute_bundle_tool(const ExecutionToolDeps& deps) {
         auto collated =
             deps.executions.bundles().get(dispatched->bundle_id, call.principal.username, true);
         if (collated.ok()) {
+            if (call.stream) {
+                std::vector<std::string> followed;
+                for (const auto& s : collated->steps) {
+                    if (!s.execution_id.empty()) followed.push_back(s.execution_id);
+                }
+                call.stream->follow(followed);
+            }
             for (const auto& s : collated->steps) {
                 const bool sent = s.state != "dispatch_failed";
                 audit_row(deps.audit, call, "bundle." + s.plugin + "." + s.action, "agent",

@@ -17,6 +17,7 @@
 #include "yuzu/execution/execution_json.hpp"
 #include "yuzu/execution/executions.hpp"
 #include "yuzu/fleet/fleet.hpp"
+#include "yuzu/mcp/bridge/call_stream.hpp"
 
 namespace yuzu::mcp {
 namespace {
@@ -62,7 +63,10 @@ ToolSpec execute_instruction_tool(const ExecutionToolDeps& deps) {
         "results. Targets: agent_ids, or a scope expression (see preview_scope_targets), or "
         "neither for every agent the caller may run instructions on. params must match the "
         "definition's parameter_schema (get_definition). Offline agents are recorded as offline, "
-        "not waited for. Reaching no agent is a normal result with status no_agents_reached.";
+        "not waited for. Reaching no agent is a normal result with status no_agents_reached. "
+        "With _meta.progressToken, notifications/progress count agents settled of agents "
+        "targeted; with Accept: text/event-stream as well, the response is a stream that ends "
+        "with this result once the execution completes.";
     spec.input_schema = {
         {"type", "object"},
         {"properties",
@@ -95,6 +99,7 @@ ToolSpec execute_instruction_tool(const ExecutionToolDeps& deps) {
     spec.annotations.read_only = false;
     spec.annotations.destructive = true;
     spec.annotations.idempotent = false;
+    spec.reports_progress = true;
     spec.tier_key = kExecute;
     spec.access = ToolAccess{kExecute, AccessScope::kView, ""};
     // Before the approval gate (nothing is minted for a call that cannot
@@ -124,6 +129,7 @@ ToolSpec execute_instruction_tool(const ExecutionToolDeps& deps) {
         auto result = deps.executions.tracker().dispatch(dispatch);
         if (!result.ok()) return result.status();
         audit_dispatch(deps.audit, call, *result);
+        if (call.stream) call.stream->follow({result->execution_id});
         return execution::to_json(*result);
     };
     return spec;

@@ -41,12 +41,7 @@
 namespace yuzu::mcp {
 namespace {
 
-// The headers that carry a credential, copied so each tick can present
-// them again to the resolver exactly as the GET did. Tokens only: a web
-// session re-checked every tick would never reach its idle timeout.
-constexpr const char* kCredentialHeaders[] = {"Authorization", "X-Yuzu-Token"};
-
-// An SSE frame of our own (priming, close): never near any cap.
+// An SSE frame of our own (priming): never near any cap.
 const http::SseWriter kControlWriter(size_t{16} * 1024);
 
 std::optional<uint64_t> parse_event_id(const std::string& text, bool* malformed) {
@@ -59,17 +54,6 @@ std::optional<uint64_t> parse_event_id(const std::string& text, bool* malformed)
         return std::nullopt;
     }
     return id;
-}
-
-std::string close_frame(CloseReason reason, const std::string& correlation_id) {
-    const nlohmann::json data = {{"reason", std::string(close_reason_name(reason))},
-                                 {"correlation_id", correlation_id},
-                                 {"retry_after_ms", nullptr},
-                                 {"remediation", std::string(close_reason_remediation(reason))}};
-    http::SseEvent event;
-    event.event = "stream-closed";
-    event.data = dump_json(data);
-    return kControlWriter.frame(event).value();
 }
 
 struct GetStream {
@@ -96,20 +80,13 @@ struct GetStream {
 };
 
 CredentialCheck recheck(const GetStream& s) {
-    http::AuthFailure failure = http::AuthFailure::kNone;
-    auto who = http::authenticate(s.credential, *s.resolver, false, &failure);
-    if (who.ok()) {
-        return who->principal.username == s.session->principal() ? CredentialCheck::kValid
-                                                                 : CredentialCheck::kInvalid;
-    }
-    return failure == http::AuthFailure::kUnverifiedToken ? CredentialCheck::kUnverifiable
-                                                          : CredentialCheck::kInvalid;
+    return recheck_credential(s.credential, *s.resolver, s.session->principal());
 }
 
 // Writes the close frame and ends the chunked body.
 bool end_stream(GetStream& s, httplib::DataSink& sink, CloseReason reason) {
     s.closed = reason;
-    const std::string text = close_frame(reason, s.correlation_id);
+    const std::string text = stream_closed_frame(reason, s.correlation_id);
     const bool ok = sink.write(text.data(), text.size());
     if (ok) sink.done();
     return ok;
@@ -123,6 +100,8 @@ bool write_frames(GetStream& s, httplib::DataSink& sink, const std::vector<Strea
         if (!s.session->is_current(s.generation)) return true;
         if (!sink.write(frame.text->data(), frame.text->size())) return false;
         s.cursor = frame.id;
+        // A streamed call's result, delivered here: its pin is done.
+        if (frame.pinned || frame.ring_only) s.session->delivered(frame.id);
     }
     return true;
 }
@@ -264,12 +243,7 @@ void McpTransport::get(const httplib::Request& req, httplib::Response& res) cons
     stream->registry = options_.sessions;
     stream->metrics = metrics;
     stream->resolver = &resolver_;
-    for (const char* name : kCredentialHeaders) {
-        const auto range = req.headers.equal_range(name);
-        for (auto it = range.first; it != range.second; ++it) {
-            stream->credential.headers.emplace(it->first, it->second);
-        }
-    }
+    stream->credential = credential_headers_of(req);
     stream->correlation_id = cid;
     stream->attached = attach.outcome == Outcome::kAttached;
     stream->generation = attach.generation;

@@ -190,10 +190,15 @@ void McpTransport::post(const httplib::Request& req, httplib::Response& res) con
                         "send the JSON-RPC message as application/json");
         return;
     }
-    if (!accept_allows_mcp(header_values(req, "Accept"))) {
+    const std::string accept = header_values(req, "Accept");
+    const bool sse_q0 = accept_allows_mcp_but_sse_q0(accept);
+    const auto not_acceptable = [&res] {
         write_rpc_error(res, 406, kNotAcceptable,
                         "Accept must list application/json and text/event-stream",
                         "send Accept: application/json, text/event-stream (or no Accept)");
+    };
+    if (!accept_allows_mcp(accept) && !sse_q0) {
+        not_acceptable();
         return;
     }
     const std::string version = req.get_header_value("MCP-Protocol-Version");
@@ -212,6 +217,11 @@ void McpTransport::post(const httplib::Request& req, httplib::Response& res) con
         return;
     }
     const auto& message = std::get<RpcMessage>(parsed);
+    // text/event-stream;q=0 is honoured only as a streamed call's opt-in.
+    if (sse_q0 && !carries_progress_token(message)) {
+        not_acceptable();
+        return;
+    }
     // initialize always starts a new session: a presented id is ignored, so
     // a client cannot be fixed to a session someone else chose.
     const bool initializing =
@@ -223,6 +233,11 @@ void McpTransport::post(const httplib::Request& req, httplib::Response& res) con
         if (!ctx.session) return;
     }
     const RequestInfo info{cid, req.remote_addr, req.get_header_value("User-Agent")};
+    if (message.kind == RpcMessage::Kind::kNotification &&
+        message.method == "notifications/cancelled") {
+        cancel(message, ctx.session);
+    }
+    if (post_with_progress(req, res, message, *who, info, ctx)) return;
     Reply reply = mcp_.handle(message, who->principal, info, ctx);
     if (reply.kind == Reply::Kind::kAccepted) {
         res.status = 202;

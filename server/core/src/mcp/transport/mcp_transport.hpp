@@ -23,7 +23,10 @@ namespace yuzu::mcp {
 
 class McpServer;
 class Session;
+struct CallContext;
 struct McpSettings;
+struct RequestInfo;
+struct RpcMessage;
 
 class McpTransport {
   public:
@@ -57,6 +60,19 @@ class McpTransport {
     // the 429.
     bool open_session(httplib::Response& res, const std::string& principal,
                       const std::string& version) const;
+
+    // --- progress (post_stream.cpp) -------------------------------------------
+    // A tools/call of a tool that reports progress, with
+    // _meta.progressToken: admission, the call, and either an SSE response
+    // or plain JSON with progress on the GET channel. False when the call is
+    // not one (the caller answers it as usual); true once answered.
+    bool post_with_progress(const httplib::Request& req, httplib::Response& res,
+                            const RpcMessage& message, const http::Authenticated& who,
+                            const RequestInfo& info, CallContext& ctx) const;
+    // Whether `message` is a tools/call with params._meta.progressToken.
+    static bool carries_progress_token(const RpcMessage& message);
+    // notifications/cancelled: detaches the named call's progress.
+    void cancel(const RpcMessage& message, const std::shared_ptr<Session>& session) const;
 
     const McpServer& mcp_;
     const McpSettings& settings_;

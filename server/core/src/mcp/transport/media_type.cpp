@@ -1,6 +1,7 @@
 // Accept-header matching for the MCP endpoint (RFC 9110 §12.5.1).
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -71,6 +72,24 @@ bool accepts(const std::string& accept, std::string_view type) {
     return acceptable;
 }
 
+// The parameters of the first item of `accept` (lower case) that names
+// text/event-stream itself ("" when it has none); nullopt when none does.
+std::optional<std::string_view> event_stream_item(std::string_view accept) {
+    size_t pos = 0;
+    while (pos <= accept.size()) {
+        const size_t comma = accept.find(',', pos);
+        const std::string_view item = accept.substr(
+            pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+        const auto semi = item.find(';');
+        if (trim_ows(item.substr(0, semi)) == "text/event-stream") {
+            return semi == std::string_view::npos ? std::string_view() : item.substr(semi + 1);
+        }
+        if (comma == std::string_view::npos) break;
+        pos = comma + 1;
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::string lowercase_header(std::string s) {
@@ -87,21 +106,20 @@ bool accept_allows_mcp(const std::string& accept_header) {
     return accepts(accept, "application/json") && accepts(accept, "text/event-stream");
 }
 
+bool accept_allows_mcp_but_sse_q0(const std::string& accept_header) {
+    const std::string accept = lowercase_header(accept_header);
+    return !accept_allows_mcp(accept) && accepts(accept, "application/json") &&
+           accept_lists_event_stream(accept);
+}
+
+bool accept_lists_event_stream(const std::string& accept_header) {
+    return event_stream_item(lowercase_header(accept_header)).has_value();
+}
+
 bool accept_names_event_stream(const std::string& accept_header) {
     const std::string accept = lowercase_header(accept_header);
-    size_t pos = 0;
-    while (pos <= accept.size()) {
-        const size_t comma = accept.find(',', pos);
-        const std::string_view item = std::string_view(accept).substr(
-            pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        const auto semi = item.find(';');
-        if (trim_ows(item.substr(0, semi)) == "text/event-stream") {
-            return semi == std::string_view::npos || !qvalue_is_zero(item.substr(semi + 1));
-        }
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-    }
-    return false;
+    const auto params = event_stream_item(accept);
+    return params && !qvalue_is_zero(*params);
 }
 
 }  // namespace yuzu::mcp

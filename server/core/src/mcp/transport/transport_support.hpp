@@ -7,9 +7,16 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "yuzu/http/host_policy.hpp"
 #include "yuzu/mcp/http_transport.hpp"
+#include "yuzu/mcp/session/close_reason.hpp"
+#include "yuzu/mcp/transport/credential_watch.hpp"
+
+namespace yuzu::http {
+class CredentialResolver;
+}
 
 namespace yuzu::mcp {
 
@@ -36,5 +43,27 @@ std::string cors_origin(const http::HostPolicy& policy, const TransportOptions& 
 // Vary: Origin always; Access-Control-Allow-Origin and -Expose-Headers for
 // an allowed origin. No Access-Control-Allow-Credentials: bearer tokens.
 void add_cors_headers(httplib::Response& res, const std::string& origin);
+
+// True when the Accept value names text/event-stream itself, whatever its
+// qvalue: a streamed POST's opt-in (with a progress token, q=0 still opts
+// in; docs/user-manual/mcp.md says why).
+bool accept_lists_event_stream(const std::string& accept_header);
+// accept_allows_mcp() refused it only because text/event-stream has q=0:
+// a POST that carries a progress token is served anyway (mcp.md says why).
+bool accept_allows_mcp_but_sse_q0(const std::string& accept_header);
+
+// --- held-open streams (stream_support.cpp) ----------------------------------
+// The token headers of `req`, copied so a stream's ticks can present them
+// again exactly as the request did. Tokens only: a web session re-checked
+// every tick would never reach its idle timeout.
+httplib::Request credential_headers_of(const httplib::Request& req);
+bool has_token_credential(const httplib::Request& credential);
+CredentialCheck recheck_credential(const httplib::Request& credential,
+                                   const http::CredentialResolver& resolver,
+                                   const std::string& principal);
+// The stream-closed event a stream ends with: {"reason", "correlation_id",
+// "retry_after_ms", "remediation"}, plus "execution_ids" when given.
+std::string stream_closed_frame(CloseReason reason, const std::string& correlation_id,
+                                const std::vector<std::string>& execution_ids = {});
 
 }  // namespace yuzu::mcp

@@ -2,9 +2,15 @@
 // that a client that lost its connection can resume with Last-Event-ID.
 //
 // Bounded by a frame count and a byte total; the oldest frame goes first,
-// and every eviction is counted. A pinned frame (a call's final answer, in
-// the streamed-POST work) is skipped by eviction; at most `max_pinned` are
-// pinned at once, and pinning one more unpins the oldest.
+// and every eviction is counted. A pinned frame (a streamed call's final
+// answer) is skipped by eviction; at most `max_pinned` are pinned at once,
+// and pinning one more unpins the oldest (reported to the caller: it means
+// the streamed-call admission let more calls in than there are slots).
+//
+// A ring-only frame belongs to a streamed POST response: a live GET
+// connection never gets it, and a resume (Last-Event-ID) replays it only
+// while that response has not written it (mark_delivered), so no message
+// reaches a client on two streams.
 //
 // Resuming never returns a shortened history: frames_after() reports a gap
 // when any frame after the cursor is no longer held.
@@ -25,6 +31,8 @@ struct StreamFrame {
     uint64_t id = 0;
     std::shared_ptr<const std::string> text;  // the whole SSE frame
     bool pinned = false;
+    bool ring_only = false;
+    bool delivered = false;  // ring-only: its own response wrote it
     size_t bytes() const { return text ? text->size() : 0; }
 };
 
@@ -33,17 +41,29 @@ class ReplayRing {
     ReplayRing(size_t max_frames, size_t max_bytes, size_t max_pinned);
 
     // Appends a frame whose id is above every id appended before (asserted)
-    // and evicts until both bounds hold. Answers how many were evicted.
-    size_t append(StreamFrame frame);
+    // and evicts until both bounds hold. Answers how many were evicted;
+    // *displaced_pin (when given) says whether pinning it unpinned another.
+    size_t append(StreamFrame frame, bool* displaced_pin = nullptr);
 
-    // Every held frame with id > cursor, oldest first, into *out. False (a
-    // gap; *out untouched) when a frame in (cursor, last_id()] is no longer
-    // held, or the cursor is beyond last_id().
-    bool frames_after(uint64_t cursor, std::vector<StreamFrame>* out) const;
+    // Every held frame with id > cursor, oldest first, into *out (ring-only
+    // frames only when `include_ring_only`). False (a gap; *out untouched)
+    // when a frame in (cursor, last_id()] is no longer held, or the cursor is
+    // beyond last_id().
+    bool frames_after(uint64_t cursor, std::vector<StreamFrame>* out,
+                      bool include_ring_only = true) const;
 
     // Pins or unpins a held frame; false when it is not held.
     bool pin(uint64_t id);
     bool unpin(uint64_t id);
+    // Unpins every pinned frame with id <= cursor that a GET stream carried
+    // (a resume acknowledged them; a ring-only one it never saw keeps its
+    // pin); answers how many.
+    size_t unpin_through(uint64_t cursor);
+    // A frame reached a wire: unpinned, and a ring-only one is no longer
+    // replayed. False when it is not held.
+    bool mark_delivered(uint64_t id);
+    // Unpins the oldest pinned frame; false when none is pinned.
+    bool unpin_oldest();
 
     uint64_t last_id() const { return last_id_; }
     size_t size() const { return frames_.size(); }

@@ -20,6 +20,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,6 +42,8 @@ struct StreamMetrics;
 struct SessionLimits {
     size_t ring_frames = 500;
     size_t ring_bytes = size_t{256} * 1024;
+    // Streamed-call slots: calls streaming on a POST response plus their
+    // pinned, not yet delivered finals (the ring's pin bound).
     size_t max_pinned = 4;
     size_t connection_queue = 64;  // frames queued to one connection
     // Bytes queued to one connection; 0: ring_bytes. Queued frames share
@@ -75,6 +78,42 @@ class Session {
 
     void set_log_level(LogLevel level);
     bool wants_log(LogLevel level) const;
+
+    // --- calls in flight (the progress bridge) -----------------------------
+    // How a frame of a call enters the ring: a streamed POST's frames are
+    // ring-only (its own response carries them; a resume replays them).
+    struct CommitMode {
+        bool ring_only = false;
+        bool pinned = false;
+    };
+    // publish(), answering the committed frame (its id and SSE text).
+    Result<StreamFrame> commit(std::string_view message_json, CommitMode mode);
+
+    enum class CallAdmission {
+        kAdmitted,
+        kReclaimed,    // admitted after unpinning the oldest undelivered final
+        kDuplicateId,  // that request id is already in flight on this session
+        kSlotsBusy,    // every streamed-call slot is a call still in flight
+        kClosed,
+    };
+    // Marks request `request_key` (its JSON id) in flight. A streamed call
+    // also takes a streamed-call slot; when the slots are full of pinned
+    // finals nobody collected, the oldest is unpinned to make room (it stays
+    // in the ring until ordinary eviction). Live calls are never displaced.
+    CallAdmission admit_call(const std::string& request_key, bool streamed);
+    // The call ended without a final on the ring (cancelled, failed, or a
+    // GET-channel call whose progress is over). Idempotent.
+    void end_call(const std::string& request_key);
+    // A streamed call's final: committed pinned (ring-only while its own
+    // response is there to carry it), and the call ended, under one lock (so
+    // its slot passes from call to pin at once).
+    Result<StreamFrame> commit_final(const std::string& request_key, std::string_view message_json,
+                                     bool ring_only = true);
+    // A frame of a call reached a wire (ReplayRing::mark_delivered): a
+    // final no longer needs its pin, and a ring-only frame is not replayed.
+    void delivered(uint64_t id);
+    size_t calls_in_flight() const;
+    size_t pinned_finals() const;
 
     // --- the GET channel ----------------------------------------------------
     struct Attach {
@@ -128,6 +167,7 @@ class Session {
     int64_t last_used_ms() const;
 
   private:
+    Result<StreamFrame> commit_locked(std::string_view message_json, CommitMode mode);
     struct Connection {
         uint64_t generation = 0;
         std::vector<StreamFrame> queue;
@@ -151,6 +191,8 @@ class Session {
     uint64_t generations_ = 0;                 // guarded by mu_
     std::set<uint64_t> superseded_live_;       // guarded by mu_: old pumps not yet ended
     std::optional<CloseReason> closed_;        // guarded by mu_
+    std::map<std::string, bool> calls_;        // guarded by mu_: request key → streamed
+    size_t streamed_calls_ = 0;                // guarded by mu_
     LogLevel log_level_ = LogLevel::kWarning;  // guarded by mu_
     int64_t last_used_ms_ = 0;                 // guarded by mu_
 };

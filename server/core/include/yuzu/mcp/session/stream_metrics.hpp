@@ -17,7 +17,8 @@ class Gauge;
 
 namespace yuzu::mcp {
 
-// Why a GET (or an initialize) was refused: yuzu_mcp_stream_rejects_total{reason}.
+// Why a GET, an initialize or a streamed POST was refused:
+// yuzu_mcp_stream_rejects_total{reason}.
 enum class StreamReject {
     kMissingSessionHeader,
     kUnknownSession,
@@ -29,8 +30,14 @@ enum class StreamReject {
     kSessionPerPrincipalCap,
     kSessionGlobalCap,
     kStreamHandoverPending,
+    // A streamed POST refused at admission (nothing dispatched).
+    kPostPerPrincipalCap,
+    kPostGlobalCap,
+    kPostRecordCap,
+    kPostPinSlots,
+    kPostDuplicateId,
 };
-inline constexpr size_t kStreamRejectCount = 10;
+inline constexpr size_t kStreamRejectCount = 15;
 std::string_view stream_reject_name(StreamReject reject);
 
 struct StreamMetrics {
@@ -49,6 +56,11 @@ struct StreamMetrics {
     metrics::Counter& frames_too_large;
     metrics::Counter& publish_failures;
     metrics::Counter& session_gc_failures;
+    // Streamed POST responses and their pinned finals.
+    metrics::Gauge& post_streams_active;
+    metrics::Counter& pin_displaced;
+    metrics::Counter& final_unpinned;
+    metrics::Counter& terminal_publish_failures;
 
   private:
     std::array<metrics::Counter*, kStreamRejectCount> rejects_{};

@@ -1,0 +1,354 @@
+#!/usr/bin/env node
+// YUZU_BUILD_DIR=<build> node sdk_progress.mjs
+//
+// Progress of execute_instruction end to end, with the official SDK client
+// and real virtual agents: a yuzu-server of this script's own, one
+// `yuzu-agent --virtual 20` enrolled with a token from
+// POST /api/v1/enrollment-tokens, an operator-tier MCP token.
+//   (a) callTool(..., { onprogress }) (the SDK adds _meta.progressToken
+//       itself): the POST is answered as text/event-stream; the
+//       notifications/progress series is strictly increasing, counts agents
+//       settled of 20 targeted and ends at 20/20; every frame arrives before
+//       callTool resolves, and carries the result's execution_id in
+//       _meta.execution_id; the result comes once the execution completed;
+//   (b) the same call without onprogress is answered with plain JSON;
+//   (c) structuredContent against the tool's outputSchema: skipped unless
+//       ajv is a dependency of package.json (it is not added for this).
+// Prints "ok - ..." / "not ok - ..." and "N passed, M failed".
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+import { RestSession, Runner, YuzuServer, assert, assertEqual } from './browser/harness.mjs';
+
+const N = 20;  // virtual agents
+const kOnlineWaitMs = 60000;
+const kAfterResultMs = 500;  // how long to watch for a stray frame after the result
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const buildDir = process.env.YUZU_BUILD_DIR || join(root, 'build');
+const binDir = join(buildDir, 'bin');
+const server = new YuzuServer(binDir);
+const runner = new Runner();
+
+// --- virtual agents --------------------------------------------------------------
+
+// One `yuzu-agent --virtual n` against the server's agent plane, its state
+// in the server's temp dir (removed with it).
+class VirtualAgents {
+  constructor(srv, n, enrollmentToken) {
+    this.binary = join(binDir, 'yuzu-agent');
+    this.args = ['--server', srv.agentUrl, '--state-dir', join(srv.dir, 'agents'),
+      '--virtual', String(n)];
+    this.env = { ...process.env, YUZU_AGENT_ENROLLMENT_TOKEN: enrollmentToken };
+    this.child = null;
+    this.log = '';
+  }
+
+  start() {
+    if (!existsSync(this.binary)) {
+      throw new Error(`${this.binary} is missing; build the yuzu-agent target first`);
+    }
+    this.child = spawn(this.binary, this.args, { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (chunk) => {
+      this.log += chunk.toString();
+      if (this.log.length > 200000) this.log = this.log.slice(-100000);
+    };
+    this.child.stdout.on('data', keep);
+    this.child.stderr.on('data', keep);
+  }
+
+  running() {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async stop() {
+    if (!this.running()) return;
+    const exited = new Promise((ok) => this.child.once('exit', ok));
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  logTail(lines = 20) {
+    return this.log.split('\n').slice(-lines).join('\n');
+  }
+}
+
+let agents = null;
+
+// Whatever way this process ends, no agent or server outlives it.
+process.on('exit', () => {
+  if (agents?.running()) agents.child.kill('SIGKILL');
+  if (server.child && server.child.exitCode === null) server.child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
+
+// --- helpers ---------------------------------------------------------------------
+
+// Calls async `probe` every `everyMs` until it returns a truthy value;
+// throws after `timeoutMs` naming `what` and the last value seen.
+async function waitUntil(what, probe, timeoutMs, everyMs = 200) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    last = await probe();
+    if (last) return last;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+let token = '';
+let admin;  // the admin's RestSession
+let client;
+const fetchLog = [];  // {rpcMethod, tool, progressToken, status, contentType} per POST
+const sdkErrors = [];  // what reached client.onerror (e.g. a frame for an unknown token)
+
+// The SDK's fetch, recording what each POST asked for and how it was answered.
+async function recordingFetch(url, init) {
+  const res = await fetch(url, init);
+  if ((init?.method ?? 'GET') === 'POST') {
+    let message = null;
+    try {
+      message = JSON.parse(init.body);
+    } catch {
+      // not a JSON body: recorded without its method
+    }
+    fetchLog.push({
+      rpcMethod: message?.method,
+      rpcId: message?.id,
+      tool: message?.params?.name,
+      progressToken: message?.params?._meta?.progressToken,
+      status: res.status,
+      contentType: res.headers.get('content-type') ?? '',
+    });
+  }
+  return res;
+}
+
+async function connectSdk() {
+  client = new Client({ name: 'yuzu-e2e-sdk-progress', version: '1.0.0' });
+  client.onerror = (err) => sdkErrors.push(String(err?.message ?? err));
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp/v1/`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    fetch: recordingFetch,
+  });
+  await client.connect(transport);
+}
+
+// structuredContent of a successful tools/call through the SDK.
+async function callOk(name, args, options) {
+  const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, options);
+  assert(!result.isError, `${name}: isError: ${JSON.stringify(result.content).slice(0, 300)}`);
+  assert(result.structuredContent && typeof result.structuredContent === 'object',
+    `${name}: no structuredContent`);
+  return result.structuredContent;
+}
+
+async function onlineAgents() {
+  const sc = await callOk('list_agents', { online: true, limit: 1000 });
+  return sc.agents.length;
+}
+
+// The data of each complete SSE event of `text`, parsed as JSON.
+function sseData(text) {
+  const out = [];
+  for (const block of String(text).replace(/\r\n?/g, '\n').split('\n\n')) {
+    const data = block.split('\n').filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+    if (data) out.push(JSON.parse(data));
+  }
+  return out;
+}
+
+const isTerminal = (status) => ['succeeded', 'completed_with_errors', 'failed', 'cancelled'].includes(status);
+
+// --- (a) callTool with onprogress ------------------------------------------------
+
+const streamed = {
+  frames: [],  // params of each notifications/progress, with `afterResult`
+  result: null,
+  resolved: false,
+  resolvedAtMs: 0,
+  errorsBefore: 0,
+  statusAtResult: null,
+};
+
+runner.test(`(a) callTool execute_instruction os.info on ${N} agents with onprogress: answered as text/event-stream`, async () => {
+  streamed.errorsBefore = sdkErrors.length;
+  const logFrom = fetchLog.length;
+  const result = await client.callTool(
+    { name: 'execute_instruction', arguments: { plugin: 'os', action: 'info' } },
+    CallToolResultSchema,
+    { onprogress: (p) => streamed.frames.push({ ...p, afterResult: streamed.resolved }) },
+  );
+  streamed.resolvedAtMs = Date.now();
+  streamed.resolved = true;
+  streamed.result = result;
+  // At once, before anything else: the execution as the result found it.
+  streamed.statusAtResult = await callOk('get_execution_status',
+    { execution_id: result.structuredContent?.execution_id ?? '', agents_limit: 0 });
+  assert(!result.isError, `isError: ${JSON.stringify(result.content).slice(0, 300)}`);
+  const post = fetchLog.slice(logFrom).find((r) => r.tool === 'execute_instruction');
+  assert(post !== undefined, 'the SDK made no POST of execute_instruction');
+  assert(post.progressToken !== undefined, 'the SDK sent no _meta.progressToken');
+  assertEqual(post.status, 200, 'HTTP status');
+  assert(post.contentType.startsWith('text/event-stream'),
+    `Content-Type of the answer: ${JSON.stringify(post.contentType)}`);
+  const sc = result.structuredContent;
+  assertEqual(sc.agents_targeted, N, 'structuredContent.agents_targeted');
+  assertEqual(sc.agents_reached, N, 'structuredContent.agents_reached');
+  assert(/^[0-9a-f]{32}$/.test(sc.execution_id ?? ''), `structuredContent.execution_id ${sc.execution_id}`);
+});
+
+runner.test(`(a) the progress series is strictly increasing, total ${N} in every frame, and ends at ${N}/${N}`, async () => {
+  const { frames } = streamed;
+  assert(frames.length > 0, 'no notifications/progress reached onprogress');
+  const series = frames.map((f) => `${f.progress}/${f.total}`).join(', ');
+  for (let i = 0; i < frames.length; i += 1) {
+    assertEqual(frames[i].total, N, `frame ${i} total (series ${series})`);
+    assert(typeof frames[i].message === 'string' && frames[i].message.length > 0,
+      `frame ${i} message ${JSON.stringify(frames[i].message)}`);
+    if (i > 0) {
+      assert(frames[i].progress > frames[i - 1].progress, `not strictly increasing: ${series}`);
+    }
+  }
+  assertEqual(frames.at(-1).progress, N, `the last frame's progress (series ${series})`);
+  console.log(`    # ${frames.length} progress frame(s): ${series}`);
+});
+
+runner.test('(a) every progress frame reached onprogress before callTool resolved, and none after', async () => {
+  const late = streamed.frames.filter((f) => f.afterResult);
+  assertEqual(late.length, 0, 'frames after the result');
+  const count = streamed.frames.length;
+  await sleep(kAfterResultMs);
+  assertEqual(streamed.frames.length, count, `frames in the ${kAfterResultMs} ms after the result`);
+  const stray = sdkErrors.slice(streamed.errorsBefore);
+  assertEqual(stray.length, 0, `SDK errors since the call (${stray.join(' | ')})`);
+});
+
+runner.test('(a) every frame\'s _meta.execution_id is the result\'s structuredContent.execution_id', async () => {
+  const id = streamed.result?.structuredContent?.execution_id;
+  assert(typeof id === 'string', 'no result to compare with');
+  streamed.frames.forEach((f, i) => {
+    assertEqual(f._meta?.execution_id, id, `frame ${i} _meta.execution_id`);
+  });
+});
+
+runner.test(`(a) the streamed result came once the execution completed: ${N} of ${N} responded`, async () => {
+  const st = streamed.statusAtResult;
+  assert(st !== null, 'no status was read');
+  assert(isTerminal(st.status), `status right after the result: ${st.status}`);
+  assertEqual(st.agents_targeted, N, 'agents_targeted');
+  assertEqual(st.agents_responded, N, 'agents_responded');
+  assertEqual(st.agents_outstanding ?? 0, 0, 'agents_outstanding');
+  // The execution's `completed` event (replayed with its at_ms, Unix ms on
+  // this machine's clock) came no later than callTool resolved.
+  const id = streamed.result.structuredContent.execution_id;
+  const { body } = await admin.request('GET', `/api/v1/events?execution_id=${id}`, undefined, 200);
+  const completed = sseData(body).find((e) => e.type === 'completed');
+  assert(completed !== undefined, `no completed event in ${String(body).slice(0, 300)}`);
+  assert(completed.at_ms <= streamed.resolvedAtMs,
+    `completed at ${completed.at_ms}, ${completed.at_ms - streamed.resolvedAtMs} ms after callTool resolved`);
+});
+
+// --- (b) the same call without onprogress ----------------------------------------
+
+runner.test('(b) the same call without onprogress: no progressToken, a plain application/json answer', async () => {
+  const errorsBefore = sdkErrors.length;
+  const logFrom = fetchLog.length;
+  const sc = await callOk('execute_instruction', { plugin: 'os', action: 'info' });
+  const post = fetchLog.slice(logFrom).find((r) => r.tool === 'execute_instruction');
+  assert(post !== undefined, 'the SDK made no POST of execute_instruction');
+  assertEqual(post.progressToken, undefined, '_meta.progressToken sent');
+  assertEqual(post.status, 200, 'HTTP status');
+  assert(post.contentType.startsWith('application/json'),
+    `Content-Type of the answer: ${JSON.stringify(post.contentType)}`);
+  assert(/^[0-9a-f]{32}$/.test(sc.execution_id ?? ''), `structuredContent.execution_id ${sc.execution_id}`);
+  assert(sc.execution_id !== streamed.result?.structuredContent?.execution_id, 'the same execution_id as (a)');
+  assertEqual(sc.agents_targeted, N, 'structuredContent.agents_targeted');
+  // It returns at once; the execution still completes (and sends nothing to us).
+  const done = await waitUntil('the plain call\'s execution to complete', async () => {
+    const st = await callOk('get_execution_status', { execution_id: sc.execution_id, agents_limit: 0 });
+    return isTerminal(st.status) ? st : null;
+  }, 30000);
+  assertEqual(done.agents_responded, N, 'agents_responded once complete');
+  const stray = sdkErrors.slice(errorsBefore);
+  assertEqual(stray.length, 0, `SDK errors since the call (${stray.join(' | ')})`);
+});
+
+// --- (c) the output schema -------------------------------------------------------
+
+function ajvIsADependency() {
+  const pkg = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
+  return Boolean(pkg.dependencies?.ajv ?? pkg.devDependencies?.ajv);
+}
+
+if (ajvIsADependency()) {
+  runner.test('(c) the result\'s structuredContent matches the outputSchema tools/list advertises', async () => {
+    const { default: Ajv } = await import('ajv');
+    const { tools } = await client.listTools();
+    const tool = tools.find((t) => t.name === 'execute_instruction');
+    assert(tool?.outputSchema, 'execute_instruction advertises no outputSchema');
+    const validate = new Ajv({ strict: false }).compile(tool.outputSchema);
+    const ok = validate(streamed.result?.structuredContent);
+    assert(ok, `schema errors: ${JSON.stringify(validate.errors)}`);
+  });
+} else {
+  console.log('# skip (c) - ajv is not a dependency of tests/e2e/package.json');
+}
+
+// --- setup and run ---------------------------------------------------------------
+
+async function setUp() {
+  await server.start();
+  assert(server.agentUrl, 'listen.json named no agent-plane URL');
+  admin = new RestSession(server.baseUrl);
+  await admin.login('admin', server.adminPassword);
+  const expiresAt = Math.floor(Date.now() / 1000) + 24 * 3600;
+  ({ body: { token } } = await admin.request('POST', '/api/v1/tokens',
+    { name: 'e2e-progress', mcp_tier: 'operator', expires_at: expiresAt }, 201));
+  const { body: enrollment } = await admin.request('POST', '/api/v1/enrollment-tokens', {}, 201);
+  assert(typeof enrollment?.token === 'string' && enrollment.token.length > 0, 'no enrollment token');
+  agents = new VirtualAgents(server, N, enrollment.token);
+  agents.start();
+  await connectSdk();
+  await waitUntil(`${N} agents online in list_agents`, async () => {
+    if (!agents.running()) throw new Error(`yuzu-agent exited:\n${agents.logTail()}`);
+    return (await onlineAgents()) === N;
+  }, kOnlineWaitMs);
+}
+
+async function tearDown() {
+  await client?.close().catch(() => {});
+  await agents?.stop();
+  await server.stop();
+}
+
+let ok = false;
+try {
+  await setUp();
+  ok = await runner.run(async () => {
+    const posts = fetchLog.map((r) => `${r.rpcMethod}${r.tool ? `(${r.tool})` : ''} ${r.status} ${r.contentType}`);
+    console.log(`    # SDK POSTs: ${posts.join(', ')}`);
+    console.log(`    # SDK errors: ${sdkErrors.join(' | ') || '(none)'}`);
+    console.log(`    # yuzu-server log (tail):\n${server.logTail(20).replace(/^/gm, '    # ')}`);
+    console.log(`    # yuzu-agent log (tail):\n${agents.logTail(10).replace(/^/gm, '    # ')}`);
+  });
+} catch (err) {
+  console.error(`sdk_progress: setup failed: ${err?.stack ?? err}`);
+  console.error(server.logTail(40));
+  if (agents) console.error(agents.logTail(20));
+  await tearDown();
+  process.exit(2);
+}
+await tearDown();
+process.exit(ok ? 0 : 1);
