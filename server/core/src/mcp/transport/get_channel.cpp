@@ -257,31 +257,15 @@ void McpTransport::get(const httplib::Request& req, httplib::Response& res) cons
                      attach.took_over ? ", took over an older stream" : "");
     }
 
-    res.status = 200;
-    res.set_header("Cache-Control", "no-cache");
-    res.set_header("X-Accel-Buffering", "no");
-    res.set_header("X-Content-Type-Options", "nosniff");
-    res.set_chunked_content_provider(
-        "text/event-stream",
-        [stream](size_t, httplib::DataSink& sink) {
-            // Nothing escapes into httplib's worker: a fault ends the stream
-            // with internal_error (when the socket still takes the frame).
-            try {
-                return pump(*stream, sink);
-            } catch (const std::exception& e) {
-                spdlog::error("correlation_id={} mcp: stream failed: {}", stream->correlation_id,
-                              e.what());
-            } catch (...) {
-                spdlog::error("correlation_id={} mcp: stream failed", stream->correlation_id);
-            }
-            try {
-                return end_stream(*stream, sink, CloseReason::kInternalError);
-            } catch (...) {
-                stream->closed = CloseReason::kInternalError;
-                return false;
-            }
+    start_event_stream(
+        res, cid, "stream", [stream](httplib::DataSink& sink) { return pump(*stream, sink); },
+        [stream](httplib::DataSink& sink) {
+            // A fault ends the stream with internal_error (when the socket
+            // still takes the frame).
+            stream->closed = CloseReason::kInternalError;
+            return end_stream(*stream, sink, CloseReason::kInternalError);
         },
-        [stream](bool) {
+        [stream] {
             const CloseReason reason = stream->closed.value_or(CloseReason::kClientDisconnect);
             if (stream->metrics) stream->metrics->closed(reason);
             if (stream->attached) stream->session->detach(stream->generation);

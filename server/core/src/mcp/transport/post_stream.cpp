@@ -358,31 +358,15 @@ bool McpTransport::post_with_progress(const httplib::Request& req, httplib::Resp
         stream->reconnect_ms = options_.reconnect_ms;
         stream->deadline_ms = clock.steady_ms() + options_.streamed_post_cap_ms;
         http::HttpServer::relabel_current_route(kStreamedPostRouteLabel);
-        res.status = 200;
-        res.set_header("Cache-Control", "no-cache");
-        res.set_header("X-Accel-Buffering", "no");
-        res.set_header("X-Content-Type-Options", "nosniff");
-        res.set_chunked_content_provider(
-            "text/event-stream",
-            [stream](size_t, httplib::DataSink& sink) {
-                try {
-                    return pump(*stream, sink);
-                } catch (const std::exception& e) {
-                    spdlog::error("correlation_id={} mcp: streamed response failed: {}",
-                                  stream->correlation_id, e.what());
-                } catch (...) {
-                    spdlog::error("correlation_id={} mcp: streamed response failed",
-                                  stream->correlation_id);
-                }
-                try {
-                    stream->record->bridge().abandon(*stream->record, CloseReason::kInternalError);
-                    return end_with(*stream, sink, CloseReason::kInternalError);
-                } catch (...) {
-                    stream->closed = CloseReason::kInternalError;
-                    return false;
-                }
+        start_event_stream(
+            res, info.correlation_id, "streamed response",
+            [stream](httplib::DataSink& sink) { return pump(*stream, sink); },
+            [stream](httplib::DataSink& sink) {
+                stream->closed = CloseReason::kInternalError;
+                stream->record->bridge().abandon(*stream->record, CloseReason::kInternalError);
+                return end_with(*stream, sink, CloseReason::kInternalError);
             },
-            [stream](bool) {
+            [stream] {
                 const CloseReason reason = stream->closed.value_or(CloseReason::kClientDisconnect);
                 // A peer that left before the result: the record carries on
                 // alone and commits the result to the ring for a resume.

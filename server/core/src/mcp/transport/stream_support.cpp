@@ -1,6 +1,9 @@
 // What the GET channel and streamed POST responses share: credential
 // re-checks and the stream-closed frame.
+#include <spdlog/spdlog.h>
+
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "mcp/transport/transport_support.hpp"
 #include "yuzu/common/json_text.hpp"
@@ -43,6 +46,35 @@ CredentialCheck recheck_credential(const httplib::Request& credential,
     }
     return failure == http::AuthFailure::kUnverifiedToken ? CredentialCheck::kUnverifiable
                                                           : CredentialCheck::kInvalid;
+}
+
+void start_event_stream(httplib::Response& res, const std::string& correlation_id, const char* what,
+                        std::function<bool(httplib::DataSink&)> pump,
+                        std::function<bool(httplib::DataSink&)> on_fault,
+                        std::function<void()> on_end) {
+    res.status = 200;
+    res.set_header("Cache-Control", "no-cache");
+    res.set_header("X-Accel-Buffering", "no");
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [correlation_id, what, pump = std::move(pump), on_fault = std::move(on_fault)](
+            size_t, httplib::DataSink& sink) {
+            try {
+                return pump(sink);
+            } catch (const std::exception& e) {
+                spdlog::error("correlation_id={} mcp: {} failed: {}", correlation_id, what,
+                              e.what());
+            } catch (...) {
+                spdlog::error("correlation_id={} mcp: {} failed", correlation_id, what);
+            }
+            try {
+                return on_fault(sink);
+            } catch (...) {
+                return false;
+            }
+        },
+        [on_end = std::move(on_end)](bool) { on_end(); });
 }
 
 std::string stream_closed_frame(CloseReason reason, const std::string& correlation_id,

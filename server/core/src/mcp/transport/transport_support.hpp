@@ -5,6 +5,7 @@
 #include <httplib.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,16 @@ bool has_token_credential(const httplib::Request& credential);
 CredentialCheck recheck_credential(const httplib::Request& credential,
                                    const http::CredentialResolver& resolver,
                                    const std::string& principal);
+// Answers 200 text/event-stream (Cache-Control: no-cache, X-Accel-Buffering:
+// no, nosniff) with `pump` as the chunked provider. Nothing escapes into
+// httplib's worker: a throw from `pump` is logged (as `what` failed) and
+// `on_fault` ends the stream; a throw from that gives up the connection.
+// `on_end` runs once, when the response is over.
+void start_event_stream(httplib::Response& res, const std::string& correlation_id, const char* what,
+                        std::function<bool(httplib::DataSink&)> pump,
+                        std::function<bool(httplib::DataSink&)> on_fault,
+                        std::function<void()> on_end);
+
 // The stream-closed event a stream ends with: {"reason", "correlation_id",
 // "retry_after_ms", "remediation"}, plus "execution_ids" when given.
 std::string stream_closed_frame(CloseReason reason, const std::string& correlation_id,
