@@ -233,14 +233,8 @@ Status ServerApp::wire_mcp(Parts& p) {
             [tracker](const std::string& id) -> std::optional<mcp::ExecutionProgress> {
                 auto record = tracker->get(id);
                 if (!record.ok()) return std::nullopt;
-                mcp::ExecutionProgress progress;
-                progress.targeted = record->counts.targeted;
-                progress.settled = record->counts.targeted - record->counts.outstanding;
-                progress.succeeded = record->counts.success;
-                progress.failed = record->counts.failure;
-                progress.status = record->status;
-                progress.completed = execution::is_terminal_status(record->status);
-                return progress;
+                return mcp::execution_progress(record->counts, record->status,
+                                               execution::is_terminal_status(record->status));
             },
             p.mcp_bridge_metrics.get(), p.audit.get(), SystemClock::instance(),
             mcp::ProgressBridge::Options{});

@@ -28,14 +28,8 @@ constexpr size_t kBusQueue = execution::kMaxSubscriberCapacity;
 constexpr size_t kEventsPerCycle = 4096;
 
 ExecutionProgress progress_of(const execution::ExecutionEvent& event) {
-    ExecutionProgress p;
-    p.targeted = event.counts.targeted;
-    p.settled = event.counts.targeted - event.counts.outstanding;
-    p.succeeded = event.counts.success;
-    p.failed = event.counts.failure;
-    p.status = event.status;
-    p.completed = event.type == execution::ExecutionEventType::kCompleted;
-    return p;
+    return execution_progress(event.counts, event.status,
+                              event.type == execution::ExecutionEventType::kCompleted);
 }
 
 bool all_completed(const std::map<std::string, ExecutionProgress>& executions) {
@@ -66,6 +60,18 @@ StreamFrame wire_only_frame(const std::string& message_json) {
 }
 
 }  // namespace
+
+ExecutionProgress execution_progress(const execution::ExecutionCounts& counts,
+                                     const std::string& status, bool completed) {
+    ExecutionProgress p;
+    p.targeted = counts.targeted;
+    p.settled = counts.targeted - counts.outstanding;
+    p.succeeded = counts.success;
+    p.failed = counts.failure;
+    p.status = status;
+    p.completed = completed;
+    return p;
+}
 
 // --- CallRecord ----------------------------------------------------------------
 

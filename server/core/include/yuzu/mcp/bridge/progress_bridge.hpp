@@ -44,7 +44,8 @@
 
 namespace yuzu::execution {
 class ExecutionEventBus;
-}
+struct ExecutionCounts;
+}  // namespace yuzu::execution
 namespace yuzu::audit {
 class AuditLog;
 }
@@ -75,6 +76,11 @@ struct ExecutionProgress {
 // The stored state of an execution, for the first projection and for a
 // resync after the subscription dropped events; nullopt when unknown.
 using ProgressSnapshotFn = std::function<std::optional<ExecutionProgress>(const std::string&)>;
+
+// The one reading of an execution's tallies as progress (settled =
+// targeted - outstanding), for bus events and stored snapshots alike.
+ExecutionProgress execution_progress(const execution::ExecutionCounts& counts,
+                                     const std::string& status, bool completed);
 
 // One tools/call in flight with a progress token.
 class CallRecord {
