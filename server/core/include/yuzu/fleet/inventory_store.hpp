@@ -38,6 +38,30 @@ struct InventoryTable {
     int64_t last_collected_ms = 0;
 };
 
+// A condition read from one inventory source across agents: how many agents'
+// latest report of the source had data (and how many said it was
+// unavailable), how many of those with data show the condition, and the
+// first of them (by agent_id) with what was seen.
+enum class InventoryCondition {
+    kRebootPending,  // source reboot_pending: "pending" is true
+    kFailedService,  // source systemd_units: a unit whose "active" is "failed"
+};
+
+inline constexpr int kMaxConditionUnits = 8;        // failed units named per agent
+inline constexpr int kMaxConditionUnitChars = 128;  // characters kept of a unit name
+
+struct ConditionAgent {
+    std::string agent_id;
+    std::vector<std::string> units;  // failed units (none for a reboot)
+};
+
+struct ConditionCount {
+    int64_t reporting = 0;    // the source had data
+    int64_t unavailable = 0;  // the agent reported the source as unavailable
+    int64_t affected = 0;
+    std::vector<ConditionAgent> first_affected;  // at most the sample asked for
+};
+
 struct InstalledSoftware {
     std::string agent_id;
     std::string name;
@@ -88,6 +112,12 @@ class InventoryStore {
     Result<std::vector<InventoryTable>> tables(
         const std::optional<std::set<std::string>>& only_agents = std::nullopt) const;
     Result<std::pair<std::vector<InstalledSoftware>, bool>> software(const SoftwareQuery& q) const;
+    // Counted in SQLite over the stored JSON (one query, no blob leaves the
+    // store); `sample` (0..100) bounds first_affected.
+    Result<ConditionCount> count_condition(
+        InventoryCondition condition,
+        const std::optional<std::set<std::string>>& only_agents = std::nullopt,
+        int sample = 10) const;
 
   private:
     store::Database& db_;
