@@ -47,7 +47,7 @@ class ContentResultsTest : public ::testing::Test {
 
         PromptSpec p;
         p.name = "two_messages";
-        p.arguments = {{"topic", "t", true, {}, false}};
+        p.arguments = {{"topic", "t", true, {}, false, {}}};
         p.render_messages = [](const std::map<std::string, std::string>& a) -> Result<json> {
             return json::array(
                 {{{"role", "user"}, {"content", {{"type", "text"}, {"text", "a"}}}},

@@ -41,9 +41,9 @@ class McpServerTest : public ::testing::Test {
         }
         PromptSpec p;
         p.name = "greet";
-        p.arguments = {{"who", "name", true, {}, false},
-                       {"mode", "style", false, {"short", "long"}, false},
-                       {"hours", "n", false, {}, true}};
+        p.arguments = {{"who", "name", true, {}, false, {}},
+                       {"mode", "style", false, {"short", "long"}, false, {}},
+                       {"hours", "n", false, {}, true, {}}};
         p.render = [](const std::map<std::string, std::string>& a) -> Result<std::string> {
             return a.at("who") + "|" + a.at("mode") + "|" + (a.count("hours") ? a.at("hours") : "");
         };

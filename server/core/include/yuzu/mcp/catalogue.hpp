@@ -76,6 +76,9 @@ struct PromptArgument {
     // the default), so it never reaches the model as free text.
     std::vector<std::string> allowed_values;
     bool is_integer = false;
+    // completion/complete for an open argument whose useful values depend on
+    // the caller (e.g. the agent ids it may see); empty = none offered.
+    std::function<std::vector<std::string>(const auth::Principal&)> complete_values;
 };
 
 struct PromptSpec {

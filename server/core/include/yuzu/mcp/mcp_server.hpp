@@ -79,7 +79,8 @@ class McpServer {
                                const RequestInfo& info) const;
     MethodResult list_prompts(const nlohmann::json& params, const RequestInfo& info) const;
     MethodResult get_prompt(const nlohmann::json& params, const RequestInfo& info) const;
-    MethodResult complete(const nlohmann::json& params, const RequestInfo& info) const;
+    MethodResult complete(const nlohmann::json& params, const auth::Principal& who,
+                          const RequestInfo& info) const;
     MethodResult set_logging_level(const nlohmann::json& params, const RequestInfo& info,
                                    const CallContext& ctx) const;
 

@@ -75,6 +75,10 @@ struct ToolCall {
     // the executions it dispatched (bridge/call_stream.hpp). Null outside an
     // MCP session.
     CallStream* stream = nullptr;
+    // What the handler adds to the call's success audit row (e.g. whether a
+    // cache answered; no caller text): at most 256 bytes are kept, control
+    // bytes replaced. Null outside the pipeline.
+    std::string* audit_note = nullptr;
 };
 
 // A handler failure that carries a remediation for the client. A plain

@@ -12,8 +12,8 @@ Status register_prompts(PromptCatalogue& prompts) {
         "Walks the audit log for one principal over the last N hours and summarises what they "
         "did, what was denied, and anything unusual.";
     audit.arguments = {
-        {"principal", "the user name to investigate", true, {}, false},
-        {"hours", "how far back to look (default 24)", false, {}, true},
+        {"principal", "the user name to investigate", true, {}, false, {}},
+        {"hours", "how far back to look (default 24)", false, {}, true, {}},
     };
     audit.render = [](const std::map<std::string, std::string>& args) -> Result<std::string> {
         const auto hours = args.count("hours") ? args.at("hours") : std::string("24");

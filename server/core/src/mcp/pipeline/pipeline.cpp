@@ -180,6 +180,8 @@ nlohmann::json tool_result(nlohmann::json structured) {
 
 namespace {
 
+constexpr size_t kMaxAuditNoteBytes = 256;
+
 // Step 7 and the call's final audit row.
 void run_handler(const PipelineEnv& env, const auth::Principal& who, const ToolSpec& tool,
                  const ToolCall& call, const RequestInfo& info, const std::string& described,
@@ -187,6 +189,14 @@ void run_handler(const PipelineEnv& env, const auth::Principal& who, const ToolS
     auto detail = [&described](std::string text) {
         if (described.empty()) return text;
         return text.empty() ? described : text + " " + described;
+    };
+    // A handler's note is bounded and printable whatever it holds.
+    auto note = [&call] {
+        std::string n = call.audit_note ? call.audit_note->substr(0, kMaxAuditNoteBytes) : "";
+        for (char& c : n) {
+            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+        }
+        return n;
     };
     if (tool.checked_handler) {
         auto checked = tool.checked_handler(call);
@@ -199,7 +209,7 @@ void run_handler(const PipelineEnv& env, const auth::Principal& who, const ToolS
             out.error = map_tool_failure(*failure, info, tool.name);
             return;
         }
-        write_audit(env, who, tool.name, "success", detail(""), info);
+        write_audit(env, who, tool.name, "success", detail(note()), info);
         out.audit_result = "success";
         out.result = tool_result(std::move(std::get<nlohmann::json>(checked)));
         return;
@@ -221,7 +231,7 @@ void run_handler(const PipelineEnv& env, const auth::Principal& who, const ToolS
         out.result = std::move(*result);
         return;
     }
-    write_audit(env, who, tool.name, "success", detail(""), info);
+    write_audit(env, who, tool.name, "success", detail(note()), info);
     out.audit_result = "success";
     out.result = tool_result(std::move(*result));
 }
@@ -278,6 +288,8 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
     if (!denial) denial = check_registration(*tool, info);
     if (!denial) denial = check_tier(*tool, who, info);
     if (!denial) denial = check_arguments(*tool, arguments, info);
+    // describe() reads the arguments as the schema typed them: never before.
+    const bool arguments_valid = !denial;
     // On a gated tool, approval_id is the recall's ticket: handlers and the
     // ticket's canonical arguments never see it.
     std::optional<std::string> approval_id;
@@ -285,10 +297,13 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
         tool->approval_gated ? split_approval_id(arguments, approval_id) : arguments;
     ToolCall call{who, call_arguments, info.correlation_id, info.source_ip};
     call.stream = stream;
+    std::string audit_note;
+    call.audit_note = &audit_note;
     if (!denial) denial = check_precheck(*tool, call, info);
     if (!denial) denial = check_approval(env, *tool, call, approval_id, info);
     if (!denial) denial = check_access(env, *tool, call, info);
-    const std::string described = tool->describe ? tool->describe(call) : "";
+    const std::string described =
+        tool->describe && arguments_valid ? tool->describe(call) : std::string();
     if (denial) {
         write_audit(
             env, who, tool->name, denial->audit_result,

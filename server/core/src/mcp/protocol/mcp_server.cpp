@@ -11,6 +11,15 @@
 namespace yuzu::mcp {
 namespace {
 
+constexpr size_t kMaxCompletionValues = 100;
+
+// A string member of `obj`, or "" when it is absent or not a string (never
+// throws on a hostile type).
+std::string string_field(const nlohmann::json& obj, const char* key) {
+    auto it = obj.find(key);
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 // One notifications/message per tools/call on the caller's session stream:
 // refusals at warning (the default threshold), successes at info.
 void log_tool_call(Session& session, CallStream& stream, const nlohmann::json& params,
@@ -138,7 +147,7 @@ Reply McpServer::handle(const RpcMessage& message, const auth::Principal& who,
     } else if (m == "prompts/get") {
         r = get_prompt(params, info);
     } else if (m == "completion/complete") {
-        r = complete(params, info);
+        r = complete(params, who, info);
     } else if (m == "logging/setLevel") {
         r = set_logging_level(params, info, ctx);
     } else {
@@ -354,6 +363,7 @@ McpServer::MethodResult McpServer::get_prompt(const nlohmann::json& params,
 }
 
 McpServer::MethodResult McpServer::complete(const nlohmann::json& params,
+                                            const auth::Principal& who,
                                             const RequestInfo& info) const {
     auto ref = params.find("ref");
     auto argument = params.find("argument");
@@ -363,27 +373,37 @@ McpServer::MethodResult McpServer::complete(const nlohmann::json& params,
                               "see the MCP completion specification");
     }
     nlohmann::json values = nlohmann::json::array();
-    if (ref->value("type", "") == "ref/prompt") {
-        const PromptSpec* spec = prompts_.find(ref->value("name", ""));
+    const std::string ref_type = string_field(*ref, "type");
+    if (ref_type == "ref/prompt") {
+        const std::string ref_name = string_field(*ref, "name");
+        const PromptSpec* spec = prompts_.find(ref_name);
         if (spec == nullptr) {
-            return invalid_params("Unknown prompt: " + ref->value("name", ""), info,
+            return invalid_params("Unknown prompt: " + ref_name.substr(0, 128), info,
                                   "pass a name from prompts/list");
         }
-        const std::string arg_name = argument->value("name", "");
-        const std::string prefix = argument->value("value", "");
+        const std::string arg_name = string_field(*argument, "name");
+        const std::string prefix = string_field(*argument, "value");
         for (const auto& a : spec->arguments) {
             if (a.name != arg_name) continue;
-            for (const auto& v : a.allowed_values) {
+            std::vector<std::string> candidates = a.allowed_values;
+            if (a.complete_values) candidates = a.complete_values(who);
+            for (const auto& v : candidates) {
                 if (v.rfind(prefix, 0) == 0) values.push_back(v);
             }
         }
-    } else if (ref->value("type", "") != "ref/resource") {
+    } else if (ref_type != "ref/resource") {
         return invalid_params("ref.type must be ref/prompt or ref/resource", info,
                               "see the MCP completion specification");
     }
+    // The specification caps a completion at 100 values.
     const size_t total = values.size();
-    return nlohmann::json{
-        {"completion", {{"values", std::move(values)}, {"total", total}, {"hasMore", false}}}};
+    if (values.size() > kMaxCompletionValues) {
+        values.erase(values.begin() + kMaxCompletionValues, values.end());
+    }
+    return nlohmann::json{{"completion",
+                           {{"values", std::move(values)},
+                            {"total", total},
+                            {"hasMore", total > kMaxCompletionValues}}}};
 }
 
 McpServer::MethodResult McpServer::set_logging_level(const nlohmann::json& params,

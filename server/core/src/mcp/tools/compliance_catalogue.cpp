@@ -54,7 +54,7 @@ Status register_compliance_prompts(PromptCatalogue& prompts, const CatalogueDeps
         "Reports compliance for one policy, or for the whole fleet when policy_id is omitted: "
         "what is compliant, what is not and why, and where the server cannot tell.";
     spec.arguments = {
-        {"policy_id", "the policy to report on (omit for the whole fleet)", false, {}, false}};
+        {"policy_id", "the policy to report on (omit for the whole fleet)", false, {}, false, {}}};
     spec.render = [](const std::map<std::string, std::string>& args) -> Result<std::string> {
         const std::string rules =
             "An unknown result means the server cannot tell (inventory missing, unavailable "
