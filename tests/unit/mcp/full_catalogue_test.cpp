@@ -6,49 +6,16 @@
 
 #include <algorithm>
 
-#include "execution_tools_fixture.hpp"
+#include "full_catalogue_fixture.hpp"
 #include "support/doc_block.hpp"
-#include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/auth/management_group.hpp"
 #include "yuzu/auth/roles.hpp"
-#include "yuzu/compliance/compliance.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 
 namespace yuzu::mcp::testing {
 namespace {
 
-class FullCatalogueTest : public ExecutionToolsTest {
-  protected:
-    void SetUp() override {
-        ExecutionToolsTest::SetUp();
-        compliance::ComplianceOptions co;
-        co.data_dir = (dir / "compliance").string();
-        auto c = compliance::Compliance::open(co, *fleet_, &identity->groups(), clock);
-        ASSERT_TRUE(c.ok()) << c.status().to_string();
-        compliance_ = std::move(c).value();
-        auto m = approval::ApprovalManager::open(":memory:", SystemClock::instance());
-        ASSERT_TRUE(m.ok()) << m.status().to_string();
-        manager = std::move(m).value();
-        CatalogueDeps deps{audit_log, *identity, readiness, clock, "test", 0};
-        deps.fleet = fleet_.get();
-        deps.executions = executions.get();
-        deps.compliance = compliance_.get();
-        deps.approvals = manager.get();
-        ASSERT_TRUE(build_yuzu_catalogue(full, deps).ok());
-    }
-
-    CallOutcome call_full(const auth::Principal& who, const std::string& tool, json args) {
-        PipelineEnv env{full.tools, settings, &audit_log, &identity->authorizer(), manager.get()};
-        env.identity = identity.get();
-        env.fleet = fleet_.get();
-        RequestInfo info{next_correlation_id(), "127.0.0.1", "test"};
-        return run_tool_call(env, who, {{"name", tool}, {"arguments", std::move(args)}}, info);
-    }
-
-    std::unique_ptr<compliance::Compliance> compliance_;
-    std::unique_ptr<approval::ApprovalManager> manager;
-    Catalogues full;
-};
+using FullCatalogueTest = FullCatalogue;
 
 TEST_F(FullCatalogueTest, EveryToolDeclaresAccessAndTheDocTableIsTheDeclarations) {
     std::string table =

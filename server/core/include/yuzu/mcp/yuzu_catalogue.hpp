@@ -84,6 +84,17 @@ Status register_resources(ResourceCatalogue& resources, const CatalogueDeps& dep
 Status register_prompts(PromptCatalogue& prompts);
 Status register_fleet_prompts(PromptCatalogue& prompts, const CatalogueDeps& deps);
 
+// The agentic layer: get_fleet_posture_fast and summarize_working_set (need
+// a fleet), classify_operational_question and get_incident_playbook; its
+// resources (capabilities read `tools` on every read) and task prompts.
+// `tools` and `resources` must outlive the catalogue's handlers.
+Status register_posture_tools(ToolCatalogue& tools, const ResourceCatalogue& resources,
+                              const CatalogueDeps& deps);
+Status register_guidance_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_agentic_resources(ResourceCatalogue& resources, const ToolCatalogue& tools,
+                                  const CatalogueDeps& deps);
+Status register_agentic_prompts(PromptCatalogue& prompts);
+
 // All of the above, in a stable order.
 Status build_yuzu_catalogue(Catalogues& out, const CatalogueDeps& deps);
 
