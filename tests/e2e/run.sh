@@ -19,7 +19,13 @@
 #       SDK client's onprogress: the POST answered as an SSE stream of
 #       notifications/progress (strictly increasing, ending at 20/20, each
 #       with the execution_id) then the result; without onprogress, plain
-#       JSON.
+#       JSON;
+#   (j) sdk_agentic.mjs: the agentic surface on 3 virtual agents with one SDK
+#       client per tier: the four advisory tools against their outputSchemas,
+#       the five resources (capabilities per tier), the nine prompts with
+#       hostile arguments wrapped as untrusted data, completion, and a replay
+#       of every enterprise-it-v1 golden fixture at its tier (mutating steps
+#       answer -32006 and their tickets stay pending: nothing is approved).
 # Last line: "N passed, M failed" (scenarios + SDK and browser checks).
 # Exit status is non-zero on any failure.
 set -uo pipefail
@@ -258,6 +264,10 @@ run_counted h "$HERE/browser/mcp_cors.spec.mjs"
 # --- (i) progress of execute_instruction on the POST, with the SDK client ----
 echo "== (i) SDK client: execute_instruction with onprogress on 20 virtual agents"
 run_counted i "$HERE/sdk_progress.mjs"
+
+# --- (j) the agentic tools, resources, prompts and golden pack --------------
+echo "== (j) SDK client: agentic tools, resources, prompts and the enterprise-it-v1 golden pack"
+run_counted j "$HERE/sdk_agentic.mjs"
 
 echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
 [ "$TOTAL_FAILED" -eq 0 ]

@@ -12,19 +12,19 @@
 //       callTool resolves, and carries the result's execution_id in
 //       _meta.execution_id; the result comes once the execution completed;
 //   (b) the same call without onprogress is answered with plain JSON;
-//   (c) structuredContent against the tool's outputSchema: skipped unless
-//       ajv is a dependency of package.json (it is not added for this).
+//   (c) the result's structuredContent against the tool's outputSchema (ajv).
 // Prints "ok - ..." / "not ok - ..." and "N passed, M failed".
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import Ajv from 'ajv';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-import { RestSession, Runner, YuzuServer, assert, assertEqual } from './browser/harness.mjs';
+import {
+  RestSession, Runner, VirtualAgents, YuzuServer, assert, assertEqual, waitUntil,
+} from './browser/harness.mjs';
 
 const N = 20;  // virtual agents
 const kOnlineWaitMs = 60000;
@@ -37,51 +37,6 @@ const binDir = join(buildDir, 'bin');
 const server = new YuzuServer(binDir);
 const runner = new Runner();
 
-// --- virtual agents --------------------------------------------------------------
-
-// One `yuzu-agent --virtual n` against the server's agent plane, its state
-// in the server's temp dir (removed with it).
-class VirtualAgents {
-  constructor(srv, n, enrollmentToken) {
-    this.binary = join(binDir, 'yuzu-agent');
-    this.args = ['--server', srv.agentUrl, '--state-dir', join(srv.dir, 'agents'),
-      '--virtual', String(n)];
-    this.env = { ...process.env, YUZU_AGENT_ENROLLMENT_TOKEN: enrollmentToken };
-    this.child = null;
-    this.log = '';
-  }
-
-  start() {
-    if (!existsSync(this.binary)) {
-      throw new Error(`${this.binary} is missing; build the yuzu-agent target first`);
-    }
-    this.child = spawn(this.binary, this.args, { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const keep = (chunk) => {
-      this.log += chunk.toString();
-      if (this.log.length > 200000) this.log = this.log.slice(-100000);
-    };
-    this.child.stdout.on('data', keep);
-    this.child.stderr.on('data', keep);
-  }
-
-  running() {
-    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  async stop() {
-    if (!this.running()) return;
-    const exited = new Promise((ok) => this.child.once('exit', ok));
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10000);
-    await exited;
-    clearTimeout(timer);
-  }
-
-  logTail(lines = 20) {
-    return this.log.split('\n').slice(-lines).join('\n');
-  }
-}
-
 let agents = null;
 
 // Whatever way this process ends, no agent or server outlives it.
@@ -92,19 +47,6 @@ process.on('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
 
 // --- helpers ---------------------------------------------------------------------
-
-// Calls async `probe` every `everyMs` until it returns a truthy value;
-// throws after `timeoutMs` naming `what` and the last value seen.
-async function waitUntil(what, probe, timeoutMs, everyMs = 200) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    last = await probe();
-    if (last) return last;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 let token = '';
 let admin;  // the admin's RestSession
@@ -287,24 +229,14 @@ runner.test('(b) the same call without onprogress: no progressToken, a plain app
 
 // --- (c) the output schema -------------------------------------------------------
 
-function ajvIsADependency() {
-  const pkg = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
-  return Boolean(pkg.dependencies?.ajv ?? pkg.devDependencies?.ajv);
-}
-
-if (ajvIsADependency()) {
-  runner.test('(c) the result\'s structuredContent matches the outputSchema tools/list advertises', async () => {
-    const { default: Ajv } = await import('ajv');
-    const { tools } = await client.listTools();
-    const tool = tools.find((t) => t.name === 'execute_instruction');
-    assert(tool?.outputSchema, 'execute_instruction advertises no outputSchema');
-    const validate = new Ajv({ strict: false }).compile(tool.outputSchema);
-    const ok = validate(streamed.result?.structuredContent);
-    assert(ok, `schema errors: ${JSON.stringify(validate.errors)}`);
-  });
-} else {
-  console.log('# skip (c) - ajv is not a dependency of tests/e2e/package.json');
-}
+runner.test('(c) the result\'s structuredContent matches the outputSchema tools/list advertises', async () => {
+  const { tools } = await client.listTools();
+  const tool = tools.find((t) => t.name === 'execute_instruction');
+  assert(tool?.outputSchema, 'execute_instruction advertises no outputSchema');
+  const validate = new Ajv({ strict: false }).compile(tool.outputSchema);
+  const ok = validate(streamed.result?.structuredContent);
+  assert(ok, `schema errors: ${JSON.stringify(validate.errors)}`);
+});
 
 // --- setup and run ---------------------------------------------------------------
 
@@ -318,7 +250,7 @@ async function setUp() {
     { name: 'e2e-progress', mcp_tier: 'operator', expires_at: expiresAt }, 201));
   const { body: enrollment } = await admin.request('POST', '/api/v1/enrollment-tokens', {}, 201);
   assert(typeof enrollment?.token === 'string' && enrollment.token.length > 0, 'no enrollment token');
-  agents = new VirtualAgents(server, N, enrollment.token);
+  agents = new VirtualAgents(binDir, server, N, enrollment.token);
   agents.start();
   await connectSdk();
   await waitUntil(`${N} agents online in list_agents`, async () => {

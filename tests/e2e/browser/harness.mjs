@@ -80,6 +80,64 @@ export class YuzuServer {
   }
 }
 
+// --- yuzu-agent --virtual N ---------------------------------------------------
+
+// One `yuzu-agent --virtual n` against the server's agent plane, its state
+// in the server's temp dir (removed with it).
+export class VirtualAgents {
+  constructor(binDir, srv, n, enrollmentToken) {
+    this.binary = join(binDir, 'yuzu-agent');
+    this.args = ['--server', srv.agentUrl, '--state-dir', join(srv.dir, 'agents'),
+      '--virtual', String(n)];
+    this.env = { ...process.env, YUZU_AGENT_ENROLLMENT_TOKEN: enrollmentToken };
+    this.child = null;
+    this.log = '';
+  }
+
+  start() {
+    if (!existsSync(this.binary)) {
+      throw new Error(`${this.binary} is missing; build the yuzu-agent target first`);
+    }
+    this.child = spawn(this.binary, this.args, { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (chunk) => {
+      this.log += chunk.toString();
+      if (this.log.length > 200000) this.log = this.log.slice(-100000);
+    };
+    this.child.stdout.on('data', keep);
+    this.child.stderr.on('data', keep);
+  }
+
+  running() {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async stop() {
+    if (!this.running()) return;
+    const exited = new Promise((ok) => this.child.once('exit', ok));
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  logTail(lines = 20) {
+    return this.log.split('\n').slice(-lines).join('\n');
+  }
+}
+
+// Calls async `probe` every `everyMs` until it returns a truthy value, and
+// returns that value; throws after `timeoutMs` naming `what`.
+export async function waitUntil(what, probe, timeoutMs, everyMs = 200) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    last = await probe();
+    if (last) return last;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
 // --- REST with a web session ---------------------------------------------------
 
 export class RestSession {
