@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the scope DSL parser, the config file parser, the MCP JSON-RPC
-# envelope (bounded JSON parse + envelope checks) and the agent-plane
-# request bodies (enrollment, heartbeat, inventory, results) with libFuzzer
+# envelope (bounded JSON parse + envelope checks), the agent-plane request
+# bodies (enrollment, heartbeat, inventory, results) and the agentic layer's
+# question classifier and playbook lookup with libFuzzer
 # (+ ASan + UBSan), 1,000,000 executions per target.
 #
 #   scripts/fuzz.sh [CAP_SECONDS]   stop a target that has not reached
@@ -89,6 +90,8 @@ targets=(
    server/core/src/app/config_file.cpp server/core/src/common/status.cpp"
   "scope_parser_fuzz scope 4200 fuzz/scope_parser_fuzz.cpp server/core/src/scope/*.cpp
    server/core/src/common/status.cpp"
+  "question_text_fuzz question 4200 fuzz/question_text_fuzz.cpp
+   server/core/src/mcp/agentic/question_classifier.cpp server/core/src/mcp/agentic/playbooks.cpp"
 )
 
 # run_all STEP: calls STEP with each target's fields, $jobs at a time.
