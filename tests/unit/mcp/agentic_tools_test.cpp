@@ -4,6 +4,9 @@
 // "out of view reads as missing".
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "full_catalogue_fixture.hpp"
 #include "yuzu/auth/management_group.hpp"
 #include "yuzu/mcp/agentic/fleet_posture.hpp"
@@ -161,6 +164,31 @@ TEST_F(AgenticToolsTest, PostureCacheHoldsAtMostItsCapOfViewsAndDropsExpiredOnes
     clock.advance_ms(int64_t{agentic::kMaxPostureTtlSeconds} * 1000);
     EXPECT_FALSE(cache.read(agentic::PostureViews{}, 300).cache_hit);
     EXPECT_EQ(cache.size(), 1u);
+}
+
+TEST_F(AgenticToolsTest, PostureCacheServesConcurrentReadersOfManyViews) {
+    enroll("web-01");
+    agentic::PostureCache cache({fleet_.get(), compliance_.get()}, clock);
+    std::atomic<int> hits{0};
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> readers;
+    for (int t = 0; t < 4; ++t) {
+        readers.emplace_back([&cache, &hits, &wrong, t] {
+            for (int i = 0; i < 50; ++i) {
+                agentic::PostureViews v;
+                // Two threads share each view; every view keeps its own count.
+                v.agents = std::set<std::string>{std::to_string((t / 2) * 100 + i % 5)};
+                auto read = cache.read(v, 300);
+                if (read.cache_hit) hits.fetch_add(1);
+                // None of these views holds a real agent.
+                if (read.posture->at("agents").at("registered") != 0) wrong.fetch_add(1);
+            }
+        });
+    }
+    for (auto& r : readers) r.join();
+    EXPECT_EQ(wrong.load(), 0);
+    EXPECT_LE(cache.size(), 10u);
+    EXPECT_GT(hits.load(), 0);
 }
 
 TEST_F(AgenticToolsTest, ClassifierLimitCountsCharactersNotBytes) {
