@@ -4,6 +4,7 @@
 // None holds fleet data, so any authenticated caller may read them.
 #include "yuzu/auth/tier_policy.hpp"
 #include "yuzu/common/json_text.hpp"
+#include "yuzu/mcp/agentic/agentic_json.hpp"
 #include "yuzu/mcp/agentic/fleet_posture.hpp"
 #include "yuzu/mcp/agentic/golden_pack.hpp"
 #include "yuzu/mcp/agentic/playbooks.hpp"
@@ -43,11 +44,7 @@ json capabilities(const ToolCatalogue& tools, const auth::Principal& who) {
         }
     }
     json gaps = json::array();
-    for (const auto& g : agentic::known_connector_gaps()) {
-        gaps.push_back({{"topic", g.topic},
-                        {"connector", g.connector},
-                        {"what_it_would_add", g.what_it_would_add}});
-    }
+    for (const auto& g : agentic::known_connector_gaps()) gaps.push_back(agentic::to_json(g));
     return {{"tier", who.mcp_tier},
             {"generated_from", "the live tool catalogue and this token's tier"},
             {"answerable_now", std::move(now)},
@@ -113,25 +110,7 @@ const char* const kOperatingModel =
 
 json playbooks_json() {
     json list = json::array();
-    for (const auto& p : agentic::playbooks()) {
-        json steps = json::array();
-        for (const auto& s : p.steps) {
-            steps.push_back({{"tool", s.tool},
-                             {"purpose", s.purpose},
-                             {"arguments", json::parse(s.arguments_json)},
-                             {"mutating", s.mutating}});
-        }
-        list.push_back({{"name", p.name},
-                        {"title", p.title},
-                        {"category", p.category},
-                        {"aliases", p.aliases},
-                        {"classification", agentic::question_class_name(p.question_class)},
-                        {"expected_first_tool", p.expected_first_tool},
-                        {"connector", p.connector ? json(*p.connector) : json(nullptr)},
-                        {"summary", p.summary},
-                        {"steps", std::move(steps)},
-                        {"safety", p.safety}});
-    }
+    for (const auto& p : agentic::playbooks()) list.push_back(agentic::to_json(p));
     return {{"version", "enterprise-it-v1"},
             {"curated_data",
              "retired: playbooks name tools and sources, never findings; every fact comes "

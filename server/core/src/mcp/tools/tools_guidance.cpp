@@ -4,6 +4,7 @@
 // and read-only; neither reads fleet data nor decides anything the tier
 // policy, RBAC or approvals decide.
 #include "agentic_tool_support.hpp"
+#include "yuzu/mcp/agentic/agentic_json.hpp"
 #include "yuzu/mcp/agentic/playbooks.hpp"
 #include "yuzu/mcp/agentic/question_classifier.hpp"
 #include "yuzu/mcp/yuzu_catalogue.hpp"
@@ -22,11 +23,6 @@ constexpr int kMaxQuestionChars = 2048;
 
 const json kClassEnum = {"unsafe_without_approval", "requires_external_connector",
                          "answerable_with_live_dispatch", "outside_yuzu_scope", "answerable_now"};
-
-json gap_json(const agentic::ConnectorGap& g) {
-    return {
-        {"topic", g.topic}, {"connector", g.connector}, {"what_it_would_add", g.what_it_would_add}};
-}
 
 // The playbook a question names by one of its words or word pairs (an
 // alias such as "postgres" or a name), if any. Categories are plain words
@@ -135,7 +131,7 @@ ToolSpec classify_tool(const ToolCatalogue& tools) {
         const auto c = agentic::classify_question(question);
         const agentic::Playbook* playbook = playbook_named_in(question);
         json gaps = json::array();
-        for (const auto& g : c.connector_gaps) gaps.push_back(gap_json(g));
+        for (const auto& g : c.connector_gaps) gaps.push_back(agentic::to_json(g));
         const std::string_view tier = call.principal.mcp_tier;
         return json{
             {"classification", agentic::question_class_name(c.question_class)},
@@ -152,20 +148,6 @@ ToolSpec classify_tool(const ToolCatalogue& tools) {
             {"advisory", true}};
     };
     return spec;
-}
-
-json steps_json(const ToolCatalogue& tools, std::string_view tier, const agentic::Playbook& p) {
-    json steps = json::array();
-    for (const auto& s : p.steps) {
-        const ToolSpec* spec = tools.find(s.tool);
-        steps.push_back(
-            {{"tool", s.tool},
-             {"purpose", s.purpose},
-             {"arguments", json::parse(s.arguments_json)},
-             {"mutating", s.mutating},
-             {"available_at_your_tier", spec != nullptr && tier_can_reach(*spec, tier)}});
-    }
-    return steps;
 }
 
 ToolSpec playbook_tool(const ToolCatalogue& tools) {
@@ -229,18 +211,18 @@ ToolSpec playbook_tool(const ToolCatalogue& tools) {
                                std::nullopt, "unknown playbook scenario"};
         }
         const agentic::Playbook& p = *found->playbook;
-        return json{{"scenario", p.name},
-                    {"title", p.title},
-                    {"category", p.category},
-                    {"aliases", p.aliases},
-                    {"matched_by", agentic::playbook_match_name(found->matched_by)},
-                    {"classification", agentic::question_class_name(p.question_class)},
-                    {"expected_first_tool", p.expected_first_tool},
-                    {"requires_connector", p.connector.has_value()},
-                    {"connector", p.connector ? json(*p.connector) : json(nullptr)},
-                    {"summary", p.summary},
-                    {"steps", steps_json(tools, call.principal.mcp_tier, p)},
-                    {"safety", p.safety}};
+        json out = agentic::to_json(p);
+        out.erase("name");
+        out["scenario"] = p.name;
+        out["matched_by"] = agentic::playbook_match_name(found->matched_by);
+        out["requires_connector"] = p.connector.has_value();
+        // Which steps this caller's tier can call (possibly behind an approval).
+        for (auto& step : out["steps"]) {
+            const ToolSpec* spec = tools.find(step["tool"].get<std::string>());
+            step["available_at_your_tier"] =
+                spec != nullptr && tier_can_reach(*spec, call.principal.mcp_tier);
+        }
+        return out;
     };
     spec.describe = [](const ToolCall& call) {
         // The scenario is caller text: only a bounded, printable prefix.
