@@ -66,6 +66,7 @@ struct Catalogues {
 Status register_audit_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_identity_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_identity_write_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_token_rotation_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_approval_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_agent_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_inventory_tools(ToolCatalogue& tools, const CatalogueDeps& deps);

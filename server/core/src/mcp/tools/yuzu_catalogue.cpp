@@ -9,6 +9,7 @@ Status build_yuzu_catalogue(Catalogues& out, const CatalogueDeps& deps) {
     YUZU_RETURN_IF_ERROR(register_guidance_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_identity_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_identity_write_tools(out.tools, deps));
+    YUZU_RETURN_IF_ERROR(register_token_rotation_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_approval_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_audit_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_agent_tools(out.tools, deps));
