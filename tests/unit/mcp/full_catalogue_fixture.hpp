@@ -7,6 +7,7 @@
 #include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/compliance/compliance.hpp"
 #include "yuzu/mcp/mcp_server.hpp"
+#include "yuzu/schedule/schedules.hpp"
 
 namespace yuzu::mcp::testing {
 
@@ -22,11 +23,18 @@ class FullCatalogue : public ExecutionToolsTest {
         auto m = approval::ApprovalManager::open(":memory:", SystemClock::instance());
         ASSERT_TRUE(m.ok()) << m.status().to_string();
         manager = std::move(m).value();
+        schedule::SchedulesOptions so;
+        so.data_dir = (dir / "schedules").string();
+        auto sch = schedule::Schedules::open(
+            so, schedule::DispatchServices{*identity, *fleet_, *executions}, audit_log, clock);
+        ASSERT_TRUE(sch.ok()) << sch.status().to_string();
+        schedules_ = std::move(sch).value();
         CatalogueDeps deps{audit_log, *identity, readiness, clock, "test", 0};
         deps.fleet = fleet_.get();
         deps.executions = executions.get();
         deps.compliance = compliance_.get();
         deps.approvals = manager.get();
+        deps.schedules = schedules_.get();
         ASSERT_TRUE(build_yuzu_catalogue(full, deps).ok());
     }
 
@@ -57,6 +65,7 @@ class FullCatalogue : public ExecutionToolsTest {
 
     std::unique_ptr<compliance::Compliance> compliance_;
     std::unique_ptr<approval::ApprovalManager> manager;
+    std::unique_ptr<schedule::Schedules> schedules_;
     Catalogues full;
 };
 

@@ -40,6 +40,7 @@
 #include "yuzu/metrics/counter.hpp"
 #include "yuzu/metrics/gauge.hpp"
 #include "yuzu/metrics/registry.hpp"
+#include "yuzu/schedule/schedules.hpp"
 #include "yuzu/store/private_dir.hpp"
 #include "yuzu/web/execution_context.hpp"
 #include "yuzu/web/health_routes.hpp"
@@ -65,6 +66,7 @@ struct ServerApp::Parts {
     std::unique_ptr<execution::Executions> executions;
     std::unique_ptr<web::ExecutionContext> web_executions;
     std::unique_ptr<compliance::Compliance> compliance;
+    std::unique_ptr<schedule::Schedules> schedules;       // runs through executions as their owners
     std::unique_ptr<auth::LoginThrottle> login_throttle;  // outlives web, which points at it
     std::unique_ptr<web::WebContext> web;
     mcp::McpSettings mcp_settings;
@@ -182,6 +184,20 @@ Status ServerApp::wire_compliance(Parts& p) {
     return Status::Ok();
 }
 
+// After executions: every run is an ordinary execution, authorised as the
+// schedule's owner through the identity and the fleet.
+Status ServerApp::wire_schedules(Parts& p) {
+    schedule::SchedulesOptions options;
+    options.data_dir = p.config.data_dir;
+    auto opened = schedule::Schedules::open(
+        options, schedule::DispatchServices{*p.identity, *p.fleet, *p.executions}, *p.audit,
+        SystemClock::instance());
+    if (!opened.ok()) return opened.status();
+    p.schedules = std::move(opened).value();
+    p.readiness.add("schedules.db", [s = p.schedules.get()] { return s->ready(); });
+    return Status::Ok();
+}
+
 Status ServerApp::wire_mcp(Parts& p) {
     p.mcp_settings.disabled = p.config.mcp_disable;
     p.mcp_settings.read_only = p.config.mcp_read_only;
@@ -192,6 +208,7 @@ Status ServerApp::wire_mcp(Parts& p) {
     deps.approvals = p.approvals.get();
     deps.executions = p.executions.get();
     deps.compliance = p.compliance.get();
+    deps.schedules = p.schedules.get();
     deps.metrics = &p.metrics;
     YUZU_RETURN_IF_ERROR(mcp::build_yuzu_catalogue(p.mcp_catalogues, deps));
     mcp::McpServerOptions options;
@@ -394,6 +411,7 @@ Status ServerApp::open() {
     YUZU_RETURN_IF_ERROR(wire_fleet(*parts));
     YUZU_RETURN_IF_ERROR(wire_executions(*parts));
     YUZU_RETURN_IF_ERROR(wire_compliance(*parts));
+    YUZU_RETURN_IF_ERROR(wire_schedules(*parts));
     register_server_metrics(parts->metrics, parts->fleet.get(), parts->executions.get());
 
     parts->web = std::unique_ptr<web::WebContext>(
@@ -403,6 +421,7 @@ Status ServerApp::open() {
     parts->web->approvals = parts->approvals.get();
     parts->web->executions = parts->web_executions.get();
     parts->web->compliance = parts->compliance.get();
+    parts->web->schedules = parts->schedules.get();
     parts->login_throttle = std::make_unique<auth::LoginThrottle>(SystemClock::instance());
     parts->web->login_throttle = parts->login_throttle.get();
     web::register_health_routes(*parts->management, parts->readiness, parts->metrics);
@@ -421,6 +440,9 @@ Result<std::unique_ptr<ServerApp>> ServerApp::create(const ServerConfig& config)
 Status ServerApp::start() {
     auto& p = *parts_;
     p.executions->tracker().start();
+    // After the tracker it dispatches through; due schedules (missed ones
+    // too) run from its first tick.
+    p.schedules->engine().start();
     if (p.mcp_session_gc) p.mcp_session_gc->start();
     YUZU_RETURN_IF_ERROR(
         p.compliance->scheduler().start(std::chrono::seconds(p.config.compliance_interval_s)));
@@ -488,6 +510,9 @@ void ServerApp::stop() {
     // Then the calls whose progress is followed: each streamed response is
     // woken and ends with session_terminated (its executions run on).
     if (parts_->mcp_bridge) parts_->mcp_bridge->shutdown();
+    // Schedules before the agent plane and executions: no run dispatches
+    // into a tracker that is shutting down.
+    if (parts_->schedules) parts_->schedules->shutdown();
     // The agent plane first: held polls are answered and waiting results
     // are written while the execution store is still open. Then executions:
     // the sweeper stops and event streams end before the fleet they

@@ -32,7 +32,8 @@ class ServerApp {
     ServerApp(const ServerApp&) = delete;
     ServerApp& operator=(const ServerApp&) = delete;
 
-    // Starts the background work (execution sweeper, compliance scheduler)
+    // Starts the background work (execution sweeper, schedule engine,
+    // compliance scheduler)
     // and writes <data-dir>/listen.json (the bound addresses, for scripts and
     // tests that ask for port 0).
     Status start();
@@ -49,6 +50,7 @@ class ServerApp {
     static Status wire_fleet(Parts& parts);
     static Status wire_executions(Parts& parts);
     static Status wire_compliance(Parts& parts);
+    static Status wire_schedules(Parts& parts);
     static Status wire_mcp(Parts& parts);
     explicit ServerApp(std::unique_ptr<Parts> parts);
     std::unique_ptr<Parts> parts_;

@@ -33,6 +33,9 @@ class Registry;
 namespace yuzu::compliance {
 class Compliance;
 }
+namespace yuzu::schedule {
+class Schedules;
+}
 
 namespace yuzu::mcp {
 
@@ -55,6 +58,8 @@ struct CatalogueDeps {
     // null (or no fleet): the policy, compliance and DEX tools, the
     // yuzu://compliance/fleet resource and compliance_report are not offered.
     compliance::Compliance* compliance = nullptr;
+    // null: list_schedules is not offered.
+    schedule::Schedules* schedules = nullptr;
 };
 
 struct Catalogues {
@@ -79,6 +84,7 @@ Status register_bundle_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_quarantine_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_compliance_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_dex_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_schedule_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_compliance_resources(ResourceCatalogue& resources, const CatalogueDeps& deps);
 Status register_compliance_prompts(PromptCatalogue& prompts, const CatalogueDeps& deps);
 Status register_resources(ResourceCatalogue& resources, const CatalogueDeps& deps);

@@ -28,6 +28,9 @@ class ApprovalManager;
 namespace yuzu::compliance {
 class Compliance;
 }
+namespace yuzu::schedule {
+class Schedules;
+}
 
 namespace yuzu::web {
 
@@ -44,6 +47,7 @@ struct WebContext {
     const ExecutionContext* executions = nullptr;    // null: execution routes are not offered
     compliance::Compliance* compliance = nullptr;    // null: policy and DEX routes not offered
     auth::LoginThrottle* login_throttle = nullptr;   // null: POST /login is not throttled
+    schedule::Schedules* schedules = nullptr;        // null: schedule routes are not offered
 };
 
 using AuthedHandler =

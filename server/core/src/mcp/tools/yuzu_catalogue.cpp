@@ -23,6 +23,7 @@ Status build_yuzu_catalogue(Catalogues& out, const CatalogueDeps& deps) {
     YUZU_RETURN_IF_ERROR(register_quarantine_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_compliance_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_dex_tools(out.tools, deps));
+    YUZU_RETURN_IF_ERROR(register_schedule_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_resources(out.resources, deps));
     YUZU_RETURN_IF_ERROR(register_compliance_resources(out.resources, deps));
     YUZU_RETURN_IF_ERROR(register_agentic_resources(out.resources, out.tools, deps));
