@@ -127,7 +127,26 @@ TEST(McpTokenRotation, ReadonlyIsRefusedByTheTierAndAForeignTokenIsUnknown) {
     const std::string admin_operator = f.token("admin-operator", "operator");
     auto foreign = f.tool(admin_operator, "rotate_api_token", {{"token_id", bob_id}});
     ASSERT_TRUE(foreign.contains("error")) << foreign.dump();
-    EXPECT_EQ(foreign["error"]["code"], -32602);
+    EXPECT_EQ(foreign["error"]["code"], -32003);
+    // Nor another token of the same owner, which may hold more than the
+    // operator tier: the admin's plain API token has no tier at all.
+    auto admin_tokens = f.tool(admin_operator, "list_api_tokens");
+    std::string plain_id;
+    for (const auto& t : admin_tokens["result"]["structuredContent"]["tokens"]) {
+        if (t["name"] == "admin-api") plain_id = t["id"];
+    }
+    ASSERT_FALSE(plain_id.empty()) << admin_tokens.dump();
+    auto stronger = f.tool(admin_operator, "rotate_api_token", {{"token_id", plain_id}});
+    ASSERT_TRUE(stronger.contains("error")) << stronger.dump();
+    EXPECT_EQ(stronger["error"]["code"], -32003);
+    auto rest =
+        f.client->Post("/api/v1/tokens/" + plain_id + "/rotate",
+                       {{"Authorization", "Bearer " + admin_operator}}, "", "application/json");
+    ASSERT_TRUE(rest);
+    EXPECT_EQ(rest->status, 403) << rest->body;
+    auto same = f.client->Get("/api/v1/tokens", {{"Authorization", "Bearer " + admin_token}});
+    ASSERT_TRUE(same);
+    EXPECT_EQ(same->status, 200);  // still the same secret
     EXPECT_EQ(f.rpc(bob_secret, "tools/list").first, 200);
     auto bob_after = f.tool(bob_secret, "list_api_tokens");
     EXPECT_EQ(bob_after["result"]["structuredContent"]["tokens"][0]["rotation_pending"], false);

@@ -227,7 +227,7 @@ TEST_F(Engine, DisabledAndDeletedSchedulesDoNotRun) {
     enroll("web-01");
     const Schedule off = create(admin_, every(60, "off"));
     const Schedule gone = create(admin_, every(60, "gone"));
-    ASSERT_TRUE(schedules_->set_enabled(off.id, false).ok());
+    ASSERT_TRUE(schedules_->set_enabled(admin_, off.id, false).ok());
     ASSERT_TRUE(schedules_->remove(gone.id).ok());
     advance_s(120);
     EXPECT_EQ(tick().ran, 0u);

@@ -126,17 +126,21 @@ TEST_F(Service, AnUpdateIsRecheckedForTheEditorWhoBecomesTheOwner) {
 TEST_F(Service, EnablingComputesTheNextRunAndDisablingClearsIt) {
     enroll("web-01");
     const Schedule s = create(olivia_, every(60));
-    auto off = schedules_->set_enabled(s.id, false);
+    auto off = schedules_->set_enabled(olivia_, s.id, false);
     ASSERT_TRUE(off.ok());
     EXPECT_FALSE(off->spec.enabled);
     EXPECT_EQ(off->next_execution_at, 0);
     advance_s(1000);
-    auto on = schedules_->set_enabled(s.id, true);
+    // Someone who could not dispatch it by hand cannot re-arm it.
+    EXPECT_EQ(schedules_->set_enabled(vera_, s.id, true).status().code(),
+              StatusCode::kPermissionDenied);
+    auto on = schedules_->set_enabled(olivia_, s.id, true);
     ASSERT_TRUE(on.ok());
     EXPECT_TRUE(on->spec.enabled);
     EXPECT_EQ(on->next_execution_at, clock_.now_s() + 60);
     EXPECT_EQ(on->owner, "olivia") << "enabling keeps the owner";
-    auto again = schedules_->set_enabled(s.id, true);
+
+    auto again = schedules_->set_enabled(olivia_, s.id, true);
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(again->next_execution_at, on->next_execution_at) << "idempotent";
 
@@ -145,12 +149,12 @@ TEST_F(Service, EnablingComputesTheNextRunAndDisablingClearsIt) {
     once.frequency.type = FrequencyType::kOnce;
     once.frequency.run_at = clock_.now_s() + 5;
     const Schedule single = create(admin_, once);
-    ASSERT_TRUE(schedules_->set_enabled(single.id, false).ok());
+    ASSERT_TRUE(schedules_->set_enabled(admin_, single.id, false).ok());
     advance_s(10);
-    auto late = schedules_->set_enabled(single.id, true);
+    auto late = schedules_->set_enabled(admin_, single.id, true);
     EXPECT_EQ(late.status().code(), StatusCode::kFailedPrecondition);
     EXPECT_NE(late.status().message().find("new run_at"), std::string::npos);
-    EXPECT_EQ(schedules_->set_enabled(std::string(32, 'f'), true).status().code(),
+    EXPECT_EQ(schedules_->set_enabled(admin_, std::string(32, 'f'), true).status().code(),
               StatusCode::kNotFound);
 }
 

@@ -125,6 +125,9 @@ Status ScheduleEngine::run_one(const std::string& id, int64_t now, TickReport& r
     RunRecord run;
     run.next_execution_at = next_run_after(frequency, slot, now);
     run.enabled = !once;
+    // The slot is claimed before anything is dispatched: if the outcome
+    // cannot be written afterwards, the schedule is still not due again.
+    YUZU_RETURN_IF_ERROR(store_.record_run(s.id, run));
     // The owner's rights as they are now, never as they were at creation.
     Result<execution::DispatchResult> dispatched = Status::Internal("not dispatched");
     auto who = owner_principal(services_.identity, s.owner);

@@ -84,7 +84,8 @@ Result<Schedule> Schedules::update(const auth::Principal& who, const std::string
     return store_->replace(id, spec, who.username, next);
 }
 
-Result<Schedule> Schedules::set_enabled(const std::string& id, bool enabled) {
+Result<Schedule> Schedules::set_enabled(const auth::Principal& who, const std::string& id,
+                                        bool enabled) {
     auto lock = engine_->hold_runs();
     auto current = store_->get(id);
     if (!current.ok()) return current.status();
@@ -99,6 +100,10 @@ Result<Schedule> Schedules::set_enabled(const std::string& id, bool enabled) {
                                               "; give the schedule a new run_at to enable it");
         }
         next = *first;
+        // Re-arming a schedule is running it: whoever enables it must be
+        // able to dispatch it by hand, whatever the owner may do.
+        auto dispatch = authorize_schedule_dispatch(services_, who, spec);
+        if (!dispatch.ok()) return dispatch.status();
     }
     return store_->set_enabled(id, enabled, next);
 }

@@ -121,7 +121,7 @@ void set_enabled(const WebContext& ctx, const httplib::Request& req, httplib::Re
     const std::string id = req.matches[1];
     const std::string action = Enable ? "schedule.enable" : "schedule.disable";
     if (!permitted(ctx, req, res, who, kWrite, action, "schedule", id)) return;
-    answer(ctx, req, res, who, action, id, ctx.schedules->set_enabled(id, Enable), 200);
+    answer(ctx, req, res, who, action, id, ctx.schedules->set_enabled(who, id, Enable), 200);
 }
 
 }  // namespace

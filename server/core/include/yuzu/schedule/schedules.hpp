@@ -68,7 +68,10 @@ class Schedules {
                             const ScheduleChange& change);
     // Enabling computes the next run from now (FailedPrecondition for a once
     // schedule whose run_at has passed); disabling clears it. Idempotent.
-    Result<Schedule> set_enabled(const std::string& id, bool enabled);
+    // Enabling re-checks that `who` could dispatch the schedule now (as
+    // create and update do); the owner stays, and its rights are checked
+    // again at every run.
+    Result<Schedule> set_enabled(const auth::Principal& who, const std::string& id, bool enabled);
     Status remove(const std::string& id);  // NotFound
 
     ScheduleEngine& engine() { return *engine_; }

@@ -4,10 +4,11 @@
 //                               tokens; the old one keeps working until the
 //                               rotation is confirmed (or its grace ends)
 //   confirm_api_token_rotation  retires the old secret
-// Reachable at the operator tier and never approval-gated: the caller can
-// only rotate a token they own, the new secret carries the same tier, roles
-// and expiry, so nothing is gained that the caller did not hold already.
-// Without token_id both act on the token making the call.
+// Reachable at the operator tier and never approval-gated: an MCP token
+// rotates only itself (a token of the same owner may hold more: a plain API
+// token has no tier at all), and the new secret carries the same tier,
+// roles and expiry, so nothing is gained that the caller did not hold
+// already. Without token_id both act on the token making the call.
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/mcp/retry.hpp"
 #include "yuzu/mcp/yuzu_catalogue.hpp"
@@ -42,13 +43,24 @@ ToolSpec rotation_tool(std::string name, std::string title, std::string descript
     spec.annotations.read_only = false;
     spec.annotations.destructive = false;
     spec.annotations.idempotent = false;
+    spec.describe = [](const ToolCall& call) {
+        return "token_id=" + call.arguments.value("token_id", call.principal.token_id);
+    };
     return spec;
 }
 
 // The token a call names, or the one it came in with.
 Result<std::string> target_token(const ToolCall& call) {
-    if (call.arguments.contains("token_id"))
-        return call.arguments.at("token_id").get<std::string>();
+    if (call.arguments.contains("token_id")) {
+        std::string id = call.arguments.at("token_id").get<std::string>();
+        if (call.principal.kind == auth::PrincipalKind::kMcpToken &&
+            id != call.principal.token_id) {
+            return Status::PermissionDenied(
+                "an MCP token rotates only itself; rotate the owner's other tokens from the "
+                "dashboard or with a plain API token");
+        }
+        return id;
+    }
     if (call.principal.token_id.empty()) {
         return Status::InvalidArgument(
             "token_id is required: this call was not made with an API token");
