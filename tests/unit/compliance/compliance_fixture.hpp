@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "support/enroll_test_agent.hpp"
 #include "support/temp_dir.hpp"
 #include "yuzu/common/clock.hpp"
 #include "yuzu/compliance/compliance.hpp"
@@ -63,22 +64,7 @@ class ComplianceTest : public ::testing::Test {
     }
 
     std::string enroll(const std::string& hostname) {
-        fleet::NewEnrollmentToken spec;
-        spec.created_by = "admin";
-        auto token = fleet_->enrollment().create_token(spec);
-        EXPECT_TRUE(token.ok()) << token.status().to_string();
-        if (!token.ok()) return "";
-        fleet::EnrollRequest r;
-        r.enrollment_token = token->token;
-        r.hostname = hostname;
-        r.os = "linux";
-        r.os_version = "Debian GNU/Linux 12 (bookworm)";
-        r.arch = "x86_64";
-        r.agent_version = "0.1.0";
-        r.source_ip = "127.0.0.1";
-        auto agent = fleet_->enrollment().enroll(r);
-        EXPECT_TRUE(agent.ok()) << agent.status().to_string();
-        return agent.ok() ? agent->agent_id : "";
+        return ::yuzu::testing::enroll_test_agent(*fleet_, hostname);
     }
 
     void report(const std::string& agent, const std::string& source, const std::string& data) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/enroll_test_agent.hpp"
 #include "support/temp_dir.hpp"
 #include "yuzu/common/clock.hpp"
 #include "yuzu/execution/executions.hpp"
@@ -44,22 +45,7 @@ class ExecutionFixture : public ::testing::Test {
 
     // Enrolls a new agent (online: first seen now) and returns its id.
     std::string enroll(const std::string& hostname) {
-        fleet::NewEnrollmentToken spec;
-        spec.created_by = "admin";
-        auto token = fleet_->enrollment().create_token(spec);
-        EXPECT_TRUE(token.ok()) << token.status().to_string();
-        if (!token.ok()) return "";
-        fleet::EnrollRequest request;
-        request.enrollment_token = token->token;
-        request.hostname = hostname;
-        request.os = "linux";
-        request.os_version = "Debian GNU/Linux 12 (bookworm)";
-        request.arch = "x86_64";
-        request.agent_version = "0.1.0";
-        request.source_ip = "127.0.0.1";
-        auto agent = fleet_->enrollment().enroll(request);
-        EXPECT_TRUE(agent.ok()) << agent.status().to_string();
-        return agent.ok() ? agent->agent_id : "";
+        return ::yuzu::testing::enroll_test_agent(*fleet_, hostname);
     }
 
     // What the agent's long-poll would receive right now.

@@ -52,4 +52,11 @@ Result<PermissionAnswer> answer_permission(const auth::Authorizer& authorizer,
     return out;
 }
 
+Status require_mcp_token_acts_on_itself(const auth::Principal& who, std::string_view token_id) {
+    if (who.kind != auth::PrincipalKind::kMcpToken || token_id == who.token_id) return Status::Ok();
+    return Status::PermissionDenied(
+        "an MCP token rotates only itself; rotate the owner's other tokens from the dashboard or "
+        "with a plain API token");
+}
+
 }  // namespace yuzu::access

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "route_registry.hpp"
+#include "yuzu/access/permission_check.hpp"
 #include "yuzu/auth/auth_json.hpp"
 #include "yuzu/auth/identity.hpp"
 
@@ -15,15 +16,6 @@ using auth::Permission;
 using auth::Securable;
 
 constexpr char kTokenIdPattern[] = "([0-9a-f]{24})";
-
-// An MCP token rotates only itself: a token of the same owner may hold more
-// than its tier (a plain API token has none).
-Status mcp_token_acts_on_itself(const auth::Principal& who, const std::string& id) {
-    if (who.kind != auth::PrincipalKind::kMcpToken || id == who.token_id) return Status::Ok();
-    return Status::PermissionDenied(
-        "an MCP token rotates only itself; rotate the owner's other tokens from the dashboard or "
-        "with a plain API token");
-}
 
 void list_tokens(const WebContext& ctx, const httplib::Request& req, httplib::Response& res,
                  const auth::Principal& who) {
@@ -95,7 +87,7 @@ void rotate_token(const WebContext& ctx, const httplib::Request& req, httplib::R
     if (!permitted(ctx, req, res, who, {Securable::kApiToken, Operation::kRotate}, "token.rotate",
                    "api_token", id))
         return;
-    if (Status own = mcp_token_acts_on_itself(who, id); !own.ok()) {
+    if (Status own = access::require_mcp_token_acts_on_itself(who, id); !own.ok()) {
         audit_request(ctx, req, res, &who, "token.rotate", "api_token", id, "denied",
                       own.message());
         write_status(res, own);
@@ -119,7 +111,7 @@ void confirm_rotation(const WebContext& ctx, const httplib::Request& req, httpli
     if (!permitted(ctx, req, res, who, {Securable::kApiToken, Operation::kRotate},
                    "token.confirm_rotation", "api_token", id))
         return;
-    if (Status own = mcp_token_acts_on_itself(who, id); !own.ok()) {
+    if (Status own = access::require_mcp_token_acts_on_itself(who, id); !own.ok()) {
         audit_request(ctx, req, res, &who, "token.confirm_rotation", "api_token", id, "denied",
                       own.message());
         write_status(res, own);

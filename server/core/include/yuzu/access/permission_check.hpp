@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "yuzu/auth/principal.hpp"
 #include "yuzu/auth/rbac_permission.hpp"
@@ -35,6 +36,11 @@ Status check_direct_tier(const auth::Principal& who, auth::Permission what);
 // PermissionDenied "permission denied: Type:Op" when no global role grants it.
 Status require_role(const auth::Authorizer& authorizer, const auth::Principal& who,
                     auth::Permission what);
+
+// PermissionDenied when an MCP token names another token than itself for a
+// self-service change (rotation): a token of the same owner may hold more
+// than this one's tier (a plain API token has none). Other principals: Ok.
+Status require_mcp_token_acts_on_itself(const auth::Principal& who, std::string_view token_id);
 
 // check_direct_tier, then require_role.
 Status require_permission(const auth::Authorizer& authorizer, const auth::Principal& who,

@@ -9,6 +9,7 @@
 // token has no tier at all), and the new secret carries the same tier,
 // roles and expiry, so nothing is gained that the caller did not hold
 // already. Without token_id both act on the token making the call.
+#include "yuzu/access/permission_check.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/mcp/retry.hpp"
 #include "yuzu/mcp/yuzu_catalogue.hpp"
@@ -53,12 +54,7 @@ ToolSpec rotation_tool(std::string name, std::string title, std::string descript
 Result<std::string> target_token(const ToolCall& call) {
     if (call.arguments.contains("token_id")) {
         std::string id = call.arguments.at("token_id").get<std::string>();
-        if (call.principal.kind == auth::PrincipalKind::kMcpToken &&
-            id != call.principal.token_id) {
-            return Status::PermissionDenied(
-                "an MCP token rotates only itself; rotate the owner's other tokens from the "
-                "dashboard or with a plain API token");
-        }
+        YUZU_RETURN_IF_ERROR(access::require_mcp_token_acts_on_itself(call.principal, id));
         return id;
     }
     if (call.principal.token_id.empty()) {
