@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "identity_test_helpers.hpp"
 #include "support/server_process.hpp"
@@ -60,8 +61,10 @@ inline std::string enrol_and_verify(httplib::Client& c, const Session& s) {
 }
 
 struct ApprovalFixture {
-    ApprovalFixture() {
-        server = std::make_unique<ServerProcess>(identity::server_options());
+    explicit ApprovalFixture(std::vector<std::string> extra_args = {}) {
+        ServerProcess::Options options = identity::server_options();
+        options.args = std::move(extra_args);
+        server = std::make_unique<ServerProcess>(options);
         client = std::make_unique<httplib::Client>(server->base_url());
         client->set_read_timeout(60, 0);
         admin = identity::login(*client, "admin", kAdminPassword);

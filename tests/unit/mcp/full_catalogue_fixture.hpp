@@ -3,10 +3,14 @@
 // pipeline and McpServer.
 #pragma once
 
+#include <array>
+
 #include "execution_tools_fixture.hpp"
 #include "yuzu/approval/approval_manager.hpp"
+#include "yuzu/auth/secret_box.hpp"
 #include "yuzu/compliance/compliance.hpp"
 #include "yuzu/mcp/mcp_server.hpp"
+#include "yuzu/pki/certificate_authority.hpp"
 #include "yuzu/schedule/schedules.hpp"
 
 namespace yuzu::mcp::testing {
@@ -29,7 +33,16 @@ class FullCatalogue : public ExecutionToolsTest {
             so, schedule::DispatchServices{*identity, *fleet_, *executions}, audit_log, clock);
         ASSERT_TRUE(sch.ok()) << sch.status().to_string();
         schedules_ = std::move(sch).value();
+        std::array<uint8_t, auth::kSecretBoxKeyBytes> key{};
+        key.fill(0x5a);
+        auto box = auth::SecretBox::from_key(key);
+        ASSERT_TRUE(box.ok());
+        pki_box_ = std::make_unique<auth::SecretBox>(std::move(box).value());
+        auto ca = pki::CertificateAuthority::open(pki::PkiOptions{":memory:"}, *pki_box_, clock);
+        ASSERT_TRUE(ca.ok()) << ca.status().to_string();
+        ca_ = std::move(ca).value();
         CatalogueDeps deps{audit_log, *identity, readiness, clock, "test", 0};
+        deps.ca = ca_.get();
         deps.fleet = fleet_.get();
         deps.executions = executions.get();
         deps.compliance = compliance_.get();
@@ -66,6 +79,8 @@ class FullCatalogue : public ExecutionToolsTest {
     std::unique_ptr<compliance::Compliance> compliance_;
     std::unique_ptr<approval::ApprovalManager> manager;
     std::unique_ptr<schedule::Schedules> schedules_;
+    std::unique_ptr<auth::SecretBox> pki_box_;
+    std::unique_ptr<pki::CertificateAuthority> ca_;
     Catalogues full;
 };
 

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "agentapi/agent_bodies.hpp"
+#include "agentapi/agent_certificates.hpp"
 #include "agentapi/background_worker.hpp"
 #include "agentapi/poll_parking.hpp"
 #include "agentapi/result_ingest.hpp"
@@ -93,6 +94,7 @@ class AgentPlane {
   public:
     explicit AgentPlane(AgentPlaneContext& ctx)
         : ctx_(ctx),
+          certs_(ctx.ca, ctx.client_certs, ctx.clock),
           enrollments_(metrics::BuildCounter()
                            .Name("yuzu_agent_enrollments_total")
                            .Help("Agent enrollment attempts by result")
@@ -185,6 +187,13 @@ class AgentPlane {
         }
         EnrollRequest r = std::move(read).value();
         r.source_ip = req.remote_addr;
+        // The CSR is checked before the enrollment token is spent.
+        auto csr = certs_.read_csr(*body, /*required=*/true);
+        if (!csr.ok()) {
+            enrollments_.Add({{"result", "invalid"}}).Increment();
+            write_status(res, csr.status());
+            return;
+        }
         auto enrolled = ctx_.fleet.enrollment().enroll(r);
         if (!enrolled.ok()) {
             const bool auth_failure = enrolled.status().code() == StatusCode::kUnauthenticated;
@@ -196,8 +205,21 @@ class AgentPlane {
             return;
         }
         enrollments_.Add({{"result", "success"}}).Increment();
+        std::optional<pki::Issued> certificate;
+        if (*csr) {
+            auto issued = certs_.issue(enrolled->agent_id, **csr, "enrollment");
+            if (issued.ok()) {
+                certificate = std::move(issued).value();
+            } else {
+                // Enrolled all the same; the heartbeat's renewal hint asks
+                // for a certificate again.
+                spdlog::error("agent {} enrolled without a client certificate: {}",
+                              enrolled->agent_id, issued.status().message());
+            }
+        }
         audit(req, res, enrolled->agent_id, "agent.enroll", audit::AuditResult::kSuccess,
-              "hostname=" + r.hostname + " os=" + r.os + " arch=" + r.arch);
+              "hostname=" + r.hostname + " os=" + r.os + " arch=" + r.arch +
+                  (certificate ? " certificate=" + certificate->certificate.serial_hex : ""));
         spdlog::info("agent {} enrolled (hostname {}, {} {})", enrolled->agent_id, r.hostname, r.os,
                      r.arch);
         const auto& o = ctx_.fleet.options();
@@ -207,7 +229,46 @@ class AgentPlane {
             {"heartbeat_interval_s", o.heartbeat_interval_s},
             {"inventory_interval_s", o.inventory_interval_s},
             {"poll_wait_s", std::min(ctx_.options.default_poll_wait_s, o.max_poll_wait_s)}};
+        if (certificate) {
+            answer["certificate"] = certificate->certificate.certificate_pem;
+            answer["certificate_chain"] = certificate->chain_pem;
+        }
         http::write_json(res, 201, answer);
+    }
+
+    // POST /agent/v1/certificate {"csr"}: a fresh certificate for the
+    // caller, when the heartbeat said certificate_renewal.
+    void renew_certificate(const httplib::Request& req, httplib::Response& res) {
+        auto agent = authenticate(req, res);
+        if (!agent) return;
+        auto body = parse_object(req, res);
+        if (!body) return;
+        if (!certs_.issuing()) {
+            write_status(res, Status::NotFound("this server issues no client certificates"));
+            return;
+        }
+        auto csr = certs_.read_csr(*body, /*required=*/false);
+        if (!csr.ok() || !*csr) {
+            write_status(
+                res, csr.ok() ? Status::InvalidArgument("field 'csr' is required") : csr.status());
+            return;
+        }
+        if (Status s = certs_.check_renewal_spacing(*agent); !s.ok()) {
+            write_status(res, s);
+            return;
+        }
+        auto issued = certs_.issue(*agent, **csr, *agent);
+        if (!issued.ok()) {
+            audit(req, res, *agent, "ca.cert.issued", audit::AuditResult::kFailure,
+                  issued.status().message());
+            write_status(res, issued.status());
+            return;
+        }
+        audit(req, res, *agent, "ca.cert.issued", audit::AuditResult::kSuccess,
+              "purpose=agent renewal serial=" + issued->certificate.serial_hex);
+        http::write_json(res, 200,
+                         json{{"certificate", issued->certificate.certificate_pem},
+                              {"certificate_chain", issued->chain_pem}});
     }
 
     void heartbeat(const httplib::Request& req, httplib::Response& res) {
@@ -230,6 +291,7 @@ class AgentPlane {
         json answer = {{"heartbeat_interval_s", o.heartbeat_interval_s},
                        {"inventory_interval_s", o.inventory_interval_s},
                        {"quarantined", quarantined(*agent)}};
+        if (certs_.issuing() && certs_.renewal_due()) answer["certificate_renewal"] = true;
         http::write_json(res, 200, answer);
     }
 
@@ -472,6 +534,10 @@ class AgentPlane {
             write_status(res, Status::Unauthenticated("device token refused"));
             return std::nullopt;
         }
+        if (Status s = certs_.check_peer(*agent); !s.ok()) {
+            write_status(res, s);
+            return std::nullopt;
+        }
         ctx_.fleet.registry().touch(*agent);
         return *agent;
     }
@@ -573,6 +639,7 @@ class AgentPlane {
     }
 
     AgentPlaneContext& ctx_;
+    const AgentCertificates certs_;
     metrics::Family<metrics::Counter>& enrollments_;
     metrics::Family<metrics::Counter>& results_;
     metrics::Family<metrics::Counter>& dropped_;
@@ -607,6 +674,10 @@ std::shared_ptr<AgentPlaneHandle> register_agent_plane_routes(http::HttpServer& 
         });
     server.post("/agent/v1/enroll", "/agent/v1/enroll",
                 [plane](const httplib::Request& q, httplib::Response& r) { plane->enroll(q, r); });
+    server.post("/agent/v1/certificate", "/agent/v1/certificate",
+                [plane](const httplib::Request& q, httplib::Response& r) {
+                    plane->renew_certificate(q, r);
+                });
     server.post(
         "/agent/v1/heartbeat", "/agent/v1/heartbeat",
         [plane](const httplib::Request& q, httplib::Response& r) { plane->heartbeat(q, r); });

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "yuzu/app/config_file.hpp"
+#include "yuzu/pki/certificate.hpp"
 
 namespace yuzu::app {
 namespace {
@@ -186,6 +187,20 @@ Status validate_config(const ServerConfig& c) {
     if (!c.agent_tls_cert_file.empty()) {
         YUZU_RETURN_IF_ERROR(check_readable_file(c.agent_tls_cert_file, "--agent-tls-cert"));
         YUZU_RETURN_IF_ERROR(check_readable_file(c.agent_tls_key_file, "--agent-tls-key"));
+    }
+    if (c.agent_mtls != "off" && c.agent_mtls != "optional" && c.agent_mtls != "required") {
+        return Status::InvalidArgument("--agent-mtls must be off, optional or required");
+    }
+    for (const std::string& san : c.agent_tls_sans) {
+        if (!pki::is_valid_dns_name(san) && !pki::is_valid_ip_address(san)) {
+            return Status::InvalidArgument("--agent-tls-san '" + san +
+                                           "' is not a DNS name or an IP address");
+        }
+    }
+    if (!c.agent_tls_sans.empty() && c.agent_mtls == "off") {
+        return Status::InvalidArgument(
+            "--agent-tls-san names the CA-issued agent-plane certificate: it needs "
+            "--agent-mtls optional or required");
     }
     if (c.agent_worker_threads < 4 || c.agent_worker_threads > 8192) {
         return Status::InvalidArgument("--agent-worker-threads must be from 4 to 8192");
@@ -381,6 +396,19 @@ ParsedCommand parse_server_flags(int argc, const char* const* argv) {
     app.add_option("--agent-tls-key", config.agent_tls_key_file,
                    "PEM private key for --agent-tls-cert")
         ->envname("YUZU_AGENT_TLS_KEY");
+    app.add_option("--agent-mtls", config.agent_mtls,
+                   "Agent client certificates from the internal CA: off, optional (verified "
+                   "when sent) or required (every route but enroll); not off: the agent "
+                   "plane speaks HTTPS")
+        ->envname("YUZU_AGENT_MTLS")
+        ->capture_default_str();
+    app.add_option("--agent-tls-san", config.agent_tls_sans,
+                   "DNS name or IP address agents use to reach the agent plane, for the "
+                   "certificate the CA issues it when --agent-tls-cert is not given "
+                   "(repeatable; default: localhost, 127.0.0.1, ::1, this host's name and the "
+                   "--agent-listen host)")
+        ->envname("YUZU_AGENT_TLS_SAN")
+        ->delimiter(',');
     app.add_option("--agent-worker-threads", config.agent_worker_threads,
                    "Agent plane worker threads (held long-polls and result uploads waiting for "
                    "their commit hold none)")

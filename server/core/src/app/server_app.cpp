@@ -12,12 +12,14 @@
 
 #include "web/request_guard.hpp"
 #include "yuzu/agentapi/agent_plane.hpp"
+#include "yuzu/agentapi/agent_tls.hpp"
 #include "yuzu/app/server_metrics.hpp"
 #include "yuzu/approval/approval_manager.hpp"
 #include "yuzu/audit/instrumented_audit_log.hpp"
 #include "yuzu/audit/sqlite_audit_log.hpp"
 #include "yuzu/auth/identity.hpp"
 #include "yuzu/auth/login_throttle.hpp"
+#include "yuzu/auth/secret_box.hpp"
 #include "yuzu/common/json_text.hpp"
 #include "yuzu/common/periodic_task.hpp"
 #include "yuzu/common/readiness.hpp"
@@ -40,6 +42,7 @@
 #include "yuzu/metrics/counter.hpp"
 #include "yuzu/metrics/gauge.hpp"
 #include "yuzu/metrics/registry.hpp"
+#include "yuzu/pki/certificate_authority.hpp"
 #include "yuzu/schedule/schedules.hpp"
 #include "yuzu/store/private_dir.hpp"
 #include "yuzu/web/execution_context.hpp"
@@ -55,6 +58,12 @@ struct ServerApp::Parts {
     Readiness readiness;
     // Declared in start order; destroyed in reverse, so listeners stop before
     // the services and stores they call.
+    // The internal CA opens before the listeners: the agent plane's TLS
+    // verifies client certificates against it from the first handshake.
+    std::unique_ptr<auth::SecretBox> pki_secrets;
+    std::unique_ptr<pki::CertificateAuthority> ca;
+    std::unique_ptr<agentapi::AgentTls> agent_tls;
+    std::unique_ptr<PeriodicTask> pki_maintenance;  // CRL refresh, server-certificate renewal
     std::unique_ptr<audit::SqliteAuditLog> audit_store;
     std::unique_ptr<audit::InstrumentedAuditLog> audit;  // every surface writes through this
     std::unique_ptr<auth::Identity> identity;
@@ -151,6 +160,9 @@ Status ServerApp::wire_fleet(Parts& p) {
     plane.max_held_polls = static_cast<size_t>(std::max(1, c.agent_max_connections));
     p.agent_plane = std::unique_ptr<agentapi::AgentPlaneContext>(new agentapi::AgentPlaneContext{
         *p.fleet, *p.audit, p.metrics, SystemClock::instance(), plane});
+    p.agent_plane->ca = p.ca.get();
+    p.agent_plane->client_certs =
+        agentapi::parse_client_cert_mode(c.agent_mtls).value_or(agentapi::ClientCertMode::kOff);
     p.agent_plane_handle = agentapi::register_agent_plane_routes(*p.agent_listener, *p.agent_plane);
     return Status::Ok();
 }
@@ -209,6 +221,7 @@ Status ServerApp::wire_mcp(Parts& p) {
     deps.executions = p.executions.get();
     deps.compliance = p.compliance.get();
     deps.schedules = p.schedules.get();
+    deps.ca = p.ca.get();
     deps.metrics = &p.metrics;
     YUZU_RETURN_IF_ERROR(mcp::build_yuzu_catalogue(p.mcp_catalogues, deps));
     mcp::McpServerOptions options;
@@ -284,6 +297,77 @@ Status ServerApp::wire_mcp(Parts& p) {
     return Status::Ok();
 }
 
+namespace {
+
+// The names agents may use for the agent plane, when the CA issues its
+// certificate and --agent-tls-san gives none.
+void default_agent_names(const ServerConfig& c, agentapi::AgentTlsOptions& o) {
+    o.dns_names = {"localhost"};
+    o.ip_addresses = {"127.0.0.1", "::1"};
+    char host[256] = {0};
+    if (::gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0' &&
+        std::string_view(host) != "localhost") {
+        o.dns_names.emplace_back(host);
+    }
+    const std::string& listen = c.agent_listen.host;
+    if (listen.empty() || listen == "0.0.0.0" || listen == "::" || listen == "localhost" ||
+        listen == "127.0.0.1" || listen == "::1") {
+        return;
+    }
+    if (pki::is_valid_ip_address(listen)) {
+        o.ip_addresses.push_back(listen);
+    } else if (pki::is_valid_dns_name(listen)) {
+        o.dns_names.push_back(listen);
+    }
+}
+
+void split_agent_names(const std::vector<std::string>& sans, agentapi::AgentTlsOptions& o) {
+    for (const std::string& san : sans) {
+        (pki::is_valid_ip_address(san) ? o.ip_addresses : o.dns_names).push_back(san);
+    }
+}
+
+}  // namespace
+
+// The internal CA (pki.db), after the listeners are bound: its keys are
+// sealed with the secrets key that also seals TOTP seeds. With
+// --agent-mtls the agent plane's TLS then gets the CA (and, without
+// certificate files, its server certificate).
+Status ServerApp::wire_pki(Parts& p) {
+    const ServerConfig& c = p.config;
+    const std::string key_file = c.secrets_key_file.empty()
+                                     ? (std::filesystem::path(c.data_dir) / "secrets.key").string()
+                                     : c.secrets_key_file;
+    auto box = auth::SecretBox::load_or_create_key_file(key_file);
+    if (!box.ok()) return box.status();
+    p.pki_secrets = std::make_unique<auth::SecretBox>(std::move(box).value());
+    pki::PkiOptions options;
+    options.data_dir = c.data_dir;
+    auto ca = pki::CertificateAuthority::open(options, *p.pki_secrets, SystemClock::instance());
+    if (!ca.ok()) return ca.status();
+    p.ca = std::move(ca).value();
+    // A revocation committed just before a crash reaches its CRL now.
+    auto refreshed = p.ca->refresh_crls(/*force=*/true);
+    if (!refreshed.ok()) return refreshed.status();
+    spdlog::info("internal CA: root sha256 {}, signing generation {}; root certificate in {}",
+                 p.ca->root_fingerprint_sha256(), p.ca->issuing_generation(),
+                 (std::filesystem::path(c.data_dir) / pki::kRootCertificateFile).string());
+    if (p.agent_tls) YUZU_RETURN_IF_ERROR(p.agent_tls->attach(*p.ca));
+    p.pki_maintenance = std::make_unique<PeriodicTask>(
+        "pki-maintenance", std::chrono::hours(1),
+        [ca = p.ca.get(), tls = p.agent_tls.get()]() -> Status {
+            auto crls = ca->refresh_crls();
+            if (!crls.ok()) return crls.status();
+            if (tls != nullptr) {
+                auto renewed = tls->renew_if_due();
+                if (!renewed.ok()) return renewed.status();
+            }
+            return Status::Ok();
+        },
+        [](const Status& s) { spdlog::error("internal CA maintenance failed: {}", s.message()); });
+    return Status::Ok();
+}
+
 // Both listeners, before anything else: each TLS certificate and key is
 // loaded and checked and each socket bound here, so a configuration mistake
 // (an address in use, a bad certificate) stops start-up before any store is
@@ -328,8 +412,24 @@ Status ServerApp::bind_listeners(Parts& p) {
     listener.name = "agent";
     listener.host = c.agent_listen.host;
     listener.port = c.agent_listen.port;
-    listener.tls_cert_file = c.agent_tls_cert_file;
-    listener.tls_key_file = c.agent_tls_key_file;
+    const auto mode = agentapi::parse_client_cert_mode(c.agent_mtls);
+    if (!mode) return Status::InvalidArgument("--agent-mtls must be off, optional or required");
+    if (*mode != agentapi::ClientCertMode::kOff) {
+        agentapi::AgentTlsOptions tls;
+        tls.mode = *mode;
+        tls.cert_file = c.agent_tls_cert_file;
+        tls.key_file = c.agent_tls_key_file;
+        if (c.agent_tls_sans.empty()) {
+            default_agent_names(c, tls);
+        } else {
+            split_agent_names(c.agent_tls_sans, tls);
+        }
+        p.agent_tls = agentapi::AgentTls::create(tls, SystemClock::instance());
+        listener.tls_setup = [t = p.agent_tls.get()](SSL_CTX& ctx) { return t->configure(ctx); };
+    } else {
+        listener.tls_cert_file = c.agent_tls_cert_file;
+        listener.tls_key_file = c.agent_tls_key_file;
+    }
     listener.worker_threads = c.agent_worker_threads;
     listener.max_request_body = size_t{16} * 1024 * 1024;  // inventory reports
     apply_connection_limits(c, listener);
@@ -384,6 +484,7 @@ Result<std::unique_ptr<ServerApp>> ServerApp::prepare(const ServerConfig& config
 Status ServerApp::open() {
     Parts* parts = parts_.get();
     const ServerConfig& config = parts->config;
+    YUZU_RETURN_IF_ERROR(wire_pki(*parts));
     auto audit_log = audit::SqliteAuditLog::open(config.data_dir);
     if (!audit_log.ok()) return audit_log.status();
     parts->audit_store = std::move(audit_log).value();
@@ -422,6 +523,7 @@ Status ServerApp::open() {
     parts->web->executions = parts->web_executions.get();
     parts->web->compliance = parts->compliance.get();
     parts->web->schedules = parts->schedules.get();
+    parts->web->ca = parts->ca.get();
     parts->login_throttle = std::make_unique<auth::LoginThrottle>(SystemClock::instance());
     parts->web->login_throttle = parts->login_throttle.get();
     web::register_health_routes(*parts->management, parts->readiness, parts->metrics);
@@ -444,6 +546,7 @@ Status ServerApp::start() {
     // too) run from its first tick.
     p.schedules->engine().start();
     if (p.mcp_session_gc) p.mcp_session_gc->start();
+    if (p.pki_maintenance) p.pki_maintenance->start();
     YUZU_RETURN_IF_ERROR(
         p.compliance->scheduler().start(std::chrono::seconds(p.config.compliance_interval_s)));
     const std::string scheme = p.management->tls() ? "https" : "http";
@@ -506,6 +609,7 @@ void ServerApp::stop() {
     // session_terminated, rather than left to notice the stop on its next
     // tick or cut off mid-stream.
     if (parts_->mcp_session_gc) parts_->mcp_session_gc->stop();
+    if (parts_->pki_maintenance) parts_->pki_maintenance->stop();
     if (parts_->mcp_sessions) parts_->mcp_sessions->shutdown();
     // Then the calls whose progress is followed: each streamed response is
     // woken and ends with session_terminated (its executions run on).

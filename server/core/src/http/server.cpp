@@ -244,7 +244,18 @@ Result<std::unique_ptr<HttpServer>> HttpServer::create(const ServerOptions& opti
                                                        metrics::Registry& registry) {
     std::unique_ptr<httplib::Server> server;
     ConnectionServer* connections = nullptr;
-    if (!options.tls_cert_file.empty() || !options.tls_key_file.empty()) {
+    if (options.tls_setup) {
+        Status setup = Status::Ok();
+        auto ssl =
+            std::make_unique<GatedServer<httplib::SSLServer>>([&options, &setup](SSL_CTX& ctx) {
+                setup = options.tls_setup(ctx);
+                return setup.ok();
+            });
+        if (!setup.ok()) return setup;
+        if (!ssl->is_valid()) return Status::Internal("TLS: cannot create a server context");
+        connections = ssl.get();
+        server = std::move(ssl);
+    } else if (!options.tls_cert_file.empty() || !options.tls_key_file.empty()) {
         if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
             return Status::InvalidArgument("TLS needs both a certificate and a key file");
         }
@@ -299,7 +310,7 @@ HttpServer::HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Se
                              .Register(registry)) {
     GateOptions gate;
     gate.listener = options_.name;
-    gate.tls = !options_.tls_cert_file.empty();
+    gate.tls = tls();
     gate.limits = *limits_;
     gate.workers = options_.worker_threads;
     gate.queue_capacity = options_.handoff_queue;

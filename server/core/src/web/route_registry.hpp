@@ -35,6 +35,7 @@ void register_quarantine_routes(http::HttpServer& server, const WebContext& ctx)
 void register_events_routes(http::HttpServer& server, const WebContext& ctx);
 void register_compliance_routes(http::HttpServer& server, const WebContext& ctx);
 void register_schedule_routes(http::HttpServer& server, const WebContext& ctx);
+void register_pki_routes(http::HttpServer& server, const WebContext& ctx);
 
 // The request body as a JSON object; an empty body counts as {}. Writes 400
 // and answers nullopt when it is not a JSON object.

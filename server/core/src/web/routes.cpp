@@ -26,6 +26,7 @@ void register_rest_routes(http::HttpServer& server, const WebContext& ctx) {
     register_events_routes(server, ctx);
     register_compliance_routes(server, ctx);
     register_schedule_routes(server, ctx);
+    register_pki_routes(server, ctx);
     register_dashboard_routes(server, ctx);
 }
 

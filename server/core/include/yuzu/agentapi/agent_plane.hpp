@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "yuzu/agentapi/agent_tls.hpp"
 #include "yuzu/common/clock.hpp"
 #include "yuzu/fleet/command_result.hpp"
 
@@ -21,6 +22,9 @@ class Registry;
 
 namespace yuzu::fleet {
 class Fleet;
+}
+namespace yuzu::pki {
+class CertificateAuthority;
 }
 
 namespace yuzu::agentapi {
@@ -57,6 +61,10 @@ struct AgentPlaneContext {
     metrics::Registry& metrics;
     const Clock& clock;
     AgentPlaneOptions options;
+    // The CA that signs agents' client certificates (null: none issued),
+    // and whether routes require one (agent_tls.hpp).
+    pki::CertificateAuthority* ca = nullptr;
+    ClientCertMode client_certs = ClientCertMode::kOff;
 };
 
 // What the server keeps of the agent plane after registering it.
@@ -72,8 +80,8 @@ class AgentPlaneHandle {
     virtual void stop() = 0;
 };
 
-// Registers POST /agent/v1/enroll, /heartbeat, /inventory, /results,
-// /goodbye and GET /agent/v1/commands on `server`. The context must outlive
+// Registers POST /agent/v1/enroll, /heartbeat, /certificate, /inventory,
+// /results, /goodbye and GET /agent/v1/commands on `server`. The context must outlive
 // the server.
 std::shared_ptr<AgentPlaneHandle> register_agent_plane_routes(http::HttpServer& server,
                                                               AgentPlaneContext& context);

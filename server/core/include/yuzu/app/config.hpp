@@ -63,6 +63,11 @@ struct ServerConfig {
     ListenAddress agent_listen{"127.0.0.1", 8081};
     std::string agent_tls_cert_file;
     std::string agent_tls_key_file;
+    // Client certificates from the internal CA: off | optional | required.
+    // Not off: the agent plane speaks HTTPS, with the files above or else a
+    // certificate the CA issues for agent_tls_sans.
+    std::string agent_mtls = "off";
+    std::vector<std::string> agent_tls_sans;
     // Held long-polls and result uploads waiting for their group commit
     // hold no worker, so a small pool serves ten thousand agents.
     int agent_worker_threads = 16;

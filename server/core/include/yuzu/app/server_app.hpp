@@ -46,6 +46,7 @@ class ServerApp {
 
   private:
     struct Parts;
+    static Status wire_pki(Parts& parts);
     static Status bind_listeners(Parts& parts);
     static Status wire_fleet(Parts& parts);
     static Status wire_executions(Parts& parts);

@@ -41,6 +41,10 @@ struct ServerOptions {
     int port = 8080;  // 0 picks a free port; port() tells which
     std::string tls_cert_file;
     std::string tls_key_file;
+    // When set, the listener speaks TLS and this configures its context
+    // instead of the two files (a per-handshake certificate, client
+    // certificate verification). Not ok stops start-up with its message.
+    std::function<Status(SSL_CTX&)> tls_setup;
     int worker_threads = 8;
     // Any transfer encoding: a chunked body is counted as it arrives.
     size_t max_request_body = size_t{4} * 1024 * 1024;
@@ -109,7 +113,7 @@ class HttpServer {
     Status bind();
     int port() const { return port_; }
     const ServerOptions& options() const { return options_; }
-    bool tls() const { return !options_.tls_cert_file.empty(); }
+    bool tls() const { return !options_.tls_cert_file.empty() || options_.tls_setup != nullptr; }
 
     // Serves until stop(); in-flight requests finish before it returns
     // (each bounded by the read and write deadlines; reads give up at once).

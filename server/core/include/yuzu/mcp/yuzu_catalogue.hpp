@@ -36,6 +36,9 @@ class Compliance;
 namespace yuzu::schedule {
 class Schedules;
 }
+namespace yuzu::pki {
+class CertificateAuthority;
+}
 
 namespace yuzu::mcp {
 
@@ -60,6 +63,9 @@ struct CatalogueDeps {
     compliance::Compliance* compliance = nullptr;
     // null: list_schedules is not offered.
     schedule::Schedules* schedules = nullptr;
+    // null: the CA tools (list_issued_certs, revoke_certificate,
+    // issue_code_signing_cert, confirm_engine_rotation) are not offered.
+    pki::CertificateAuthority* ca = nullptr;
 };
 
 struct Catalogues {
@@ -85,6 +91,7 @@ Status register_quarantine_tools(ToolCatalogue& tools, const CatalogueDeps& deps
 Status register_compliance_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_dex_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_schedule_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
+Status register_pki_tools(ToolCatalogue& tools, const CatalogueDeps& deps);
 Status register_compliance_resources(ResourceCatalogue& resources, const CatalogueDeps& deps);
 Status register_compliance_prompts(PromptCatalogue& prompts, const CatalogueDeps& deps);
 Status register_resources(ResourceCatalogue& resources, const CatalogueDeps& deps);

@@ -28,6 +28,9 @@ class ApprovalManager;
 namespace yuzu::compliance {
 class Compliance;
 }
+namespace yuzu::pki {
+class CertificateAuthority;
+}
 namespace yuzu::schedule {
 class Schedules;
 }
@@ -48,6 +51,7 @@ struct WebContext {
     compliance::Compliance* compliance = nullptr;    // null: policy and DEX routes not offered
     auth::LoginThrottle* login_throttle = nullptr;   // null: POST /login is not throttled
     schedule::Schedules* schedules = nullptr;        // null: schedule routes are not offered
+    pki::CertificateAuthority* ca = nullptr;         // null: the /api/v1/pki routes are not offered
 };
 
 using AuthedHandler =

@@ -21,6 +21,7 @@ Status build_yuzu_catalogue(Catalogues& out, const CatalogueDeps& deps) {
     YUZU_RETURN_IF_ERROR(register_response_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_bundle_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_quarantine_tools(out.tools, deps));
+    YUZU_RETURN_IF_ERROR(register_pki_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_compliance_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_dex_tools(out.tools, deps));
     YUZU_RETURN_IF_ERROR(register_schedule_tools(out.tools, deps));
