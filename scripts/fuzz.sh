@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the scope DSL parser, the config file parser, the MCP JSON-RPC
 # envelope (bounded JSON parse + envelope checks), the agent-plane request
-# bodies (enrollment, heartbeat, inventory, results) and the agentic layer's
-# question classifier and playbook lookup with libFuzzer
+# bodies (enrollment, heartbeat, inventory, results), the agentic layer's
+# question classifier and playbook lookup, and the CA's CSR check with libFuzzer
 # (+ ASan + UBSan), 1,000,000 executions per target.
 #
 #   scripts/fuzz.sh [CAP_SECONDS]   stop a target that has not reached
@@ -76,7 +76,7 @@ fuzz() {
 # 64-source bound; scope's and config's cover their line limit (4096 bytes)
 # plus a little, so the length checks are exercised too, and config's 8192
 # also reaches its 256-entry bound (its 64 KiB size bound is left to the
-# unit tests).
+# unit tests). csr's 17000 passes the 16 KiB CSR bound.
 targets=(
   "agent_plane_body_fuzz agent 4096 fuzz/agent_plane_body_fuzz.cpp
    server/core/src/agentapi/agent_bodies.cpp server/core/src/fleet/field_rules.cpp
@@ -92,6 +92,8 @@ targets=(
    server/core/src/common/status.cpp"
   "question_text_fuzz question 4200 fuzz/question_text_fuzz.cpp
    server/core/src/mcp/agentic/question_classifier.cpp server/core/src/mcp/agentic/playbooks.cpp"
+  "csr_check_fuzz csr 17000 fuzz/csr_check_fuzz.cpp server/core/src/pki/csr_check.cpp
+   server/core/src/pki/openssl_util.cpp server/core/src/common/status.cpp -lcrypto"
 )
 
 # run_all STEP: calls STEP with each target's fields, $jobs at a time.

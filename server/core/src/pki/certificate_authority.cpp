@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "pki/ca_keys.hpp"
+#include "pki/csr_check.hpp"
 #include "pki/openssl_util.hpp"
 #include "pki/pki_store.hpp"
 #include "pki/x509_builder.hpp"
@@ -34,34 +35,6 @@ Status check_common_name(const std::string& cn) {
         }
     }
     return Status::Ok();
-}
-
-// The CSR's key, if its signature verifies and it is a key we sign for.
-Result<PkeyPtr> csr_key(const std::string& csr_pem) {
-    auto req = parse_csr(csr_pem);
-    if (!req.ok()) return req.status();
-    PkeyPtr key(X509_REQ_get_pubkey(req->get()));
-    if (!key) return Status::InvalidArgument("csr carries no public key");
-    if (X509_REQ_verify(req->get(), key.get()) != 1) {
-        openssl_error();
-        return Status::InvalidArgument("csr signature does not verify");
-    }
-    const int type = EVP_PKEY_get_base_id(key.get());
-    if (type == EVP_PKEY_EC) {
-        char group[64] = {0};
-        size_t len = 0;
-        if (EVP_PKEY_get_utf8_string_param(key.get(), "group", group, sizeof(group), &len) != 1 ||
-            (std::string_view(group) != "prime256v1" && std::string_view(group) != "secp384r1")) {
-            return Status::InvalidArgument("csr key must be EC P-256 or P-384, or RSA >= 2048");
-        }
-    } else if (type == EVP_PKEY_RSA) {
-        if (EVP_PKEY_get_bits(key.get()) < 2048) {
-            return Status::InvalidArgument("csr RSA key is shorter than 2048 bits");
-        }
-    } else {
-        return Status::InvalidArgument("csr key must be EC P-256 or P-384, or RSA >= 2048");
-    }
-    return key;
 }
 
 // Writes the public root certificate for operators, atomically, 0644.

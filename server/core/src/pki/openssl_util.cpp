@@ -9,6 +9,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "yuzu/pki/certificate.hpp"
+
 namespace yuzu::pki::detail {
 namespace {
 
@@ -77,7 +79,9 @@ Result<X509CrlPtr> parse_crl(std::string_view pem) {
 }
 
 Result<X509ReqPtr> parse_csr(std::string_view pem) {
-    if (pem.size() > 16 * 1024) return Status::InvalidArgument("csr is over 16384 bytes");
+    if (pem.size() > kMaxCsrBytes) {
+        return Status::InvalidArgument("csr is over " + std::to_string(kMaxCsrBytes) + " bytes");
+    }
     if (!single_pem(pem, "CERTIFICATE REQUEST")) {
         return Status::InvalidArgument(
             "csr must be one PEM \"CERTIFICATE REQUEST\" block and nothing else");
