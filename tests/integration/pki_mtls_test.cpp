@@ -389,6 +389,21 @@ TEST_F(PkiOptionalMtlsTest, AnAgentWithoutACertificateIsAskedToRenewAndCanFetchO
     ASSERT_TRUE(rotating);
     EXPECT_EQ(json::parse(rotating->body).value("certificate_renewal", false), true)
         << rotating->body;
+
+    // Revoked: the agent cannot get a fresh certificate by asking for one.
+    auto listed =
+        f.client->Get("/api/v1/pki/certificates?agent_id=" + cred.agent_id, bearer(f.admin_api));
+    ASSERT_TRUE(listed && listed->status == 200);
+    const std::string serial = json::parse(listed->body)["items"][0]["serial_hex"];
+    auto revoke =
+        f.client->Post("/api/v1/pki/certificates/" + serial + "/revoke", bearer(f.admin_api),
+                       json{{"reason", "test"}}.dump(), "application/json");
+    ASSERT_TRUE(revoke);
+    ASSERT_EQ(revoke->status, 200) << revoke->body;
+    auto refused = bare->Post("/agent/v1/certificate", auth,
+                              json{{"csr", make_test_key().csr_pem}}.dump(), "application/json");
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 403) << refused->body;
 }
 
 TEST(PkiStartup, BadClientCertificateSettingsExitTwoWithOneLine) {
@@ -400,9 +415,13 @@ TEST(PkiStartup, BadClientCertificateSettingsExitTwoWithOneLine) {
     };
     for (const auto& [args, needle] : cases) {
         TempDir data;
-        std::vector<std::string> argv = {bin_path("yuzu-server"), "--data-dir",
-                                         (data.path() / "d").string(), "--listen", "127.0.0.1:0",
-                                         "--agent-listen", "127.0.0.1:0"};
+        std::vector<std::string> argv = {bin_path("yuzu-server"),
+                                         "--data-dir",
+                                         (data.path() / "d").string(),
+                                         "--listen",
+                                         "127.0.0.1:0",
+                                         "--agent-listen",
+                                         "127.0.0.1:0"};
         argv.insert(argv.end(), args.begin(), args.end());
         std::string out;
         EXPECT_EQ(run_command(argv, &out), 2) << out;

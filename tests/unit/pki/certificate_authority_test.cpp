@@ -193,6 +193,9 @@ TEST_F(CertificateAuthorityTest, RotationTrustsBothThenOnlyTheNewGeneration) {
 
     Issued new_cert = issue_agent("agent-new");
     EXPECT_EQ(new_cert.certificate.generation, 2);
+    EXPECT_EQ(ca_->rotation_status()->agents_on_old_generation, 1);
+    issue_agent("agent-old");  // its renewal
+    EXPECT_EQ(ca_->rotation_status()->agents_on_old_generation, 0);
     EXPECT_TRUE(verify(old_cert.certificate.certificate_pem).ok());
     EXPECT_TRUE(verify(new_cert.certificate.certificate_pem).ok());
 

@@ -69,9 +69,13 @@ bool AgentCertificates::renewal_due() const {
     return peer->not_after_ms - clock_.now_ms() < pki::kAgentLifetimeS * 1000 / 3;
 }
 
-Status AgentCertificates::check_renewal_spacing(const std::string& agent_id) const {
-    auto newest = ca_->newest_for_agent(agent_id);
+Status AgentCertificates::check_renewal(const std::string& agent_id) const {
+    auto newest = ca_->newest_for_agent(agent_id, /*include_revoked=*/true);
     if (!newest.ok()) return newest.status();
+    if (*newest && (*newest)->revoked()) {
+        return Status::PermissionDenied("this agent's certificate " + (*newest)->serial_hex +
+                                        " was revoked: it gets no new one; enroll the host again");
+    }
     if (*newest && clock_.now_ms() - (*newest)->issued_at_ms < kRenewalSpacingMs) {
         return Status::ResourceExhausted("a certificate was issued to this agent less than " +
                                          std::to_string(kRenewalSpacingMs / 1000) +

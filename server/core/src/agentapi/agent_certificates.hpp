@@ -48,9 +48,11 @@ class AgentCertificates {
     // than the one issuing now (a rotation), or a third of its life is left.
     bool renewal_due() const;
 
-    // ResourceExhausted when the agent was issued a certificate less than
-    // kRenewalSpacingMs ago.
-    Status check_renewal_spacing(const std::string& agent_id) const;
+    // Whether the agent may be issued a new certificate now:
+    // PermissionDenied when its newest certificate was revoked (a revoked
+    // agent does not get a fresh one by asking; it is enrolled again),
+    // ResourceExhausted when it got one less than kRenewalSpacingMs ago.
+    Status check_renewal(const std::string& agent_id) const;
 
   private:
     pki::CertificateAuthority* ca_;

@@ -253,7 +253,7 @@ class AgentPlane {
                 res, csr.ok() ? Status::InvalidArgument("field 'csr' is required") : csr.status());
             return;
         }
-        if (Status s = certs_.check_renewal_spacing(*agent); !s.ok()) {
+        if (Status s = certs_.check_renewal(*agent); !s.ok()) {
             write_status(res, s);
             return;
         }

@@ -305,8 +305,8 @@ void default_agent_names(const ServerConfig& c, agentapi::AgentTlsOptions& o) {
     o.dns_names = {"localhost"};
     o.ip_addresses = {"127.0.0.1", "::1"};
     char host[256] = {0};
-    if (::gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0' &&
-        std::string_view(host) != "localhost") {
+    if (::gethostname(host, sizeof(host) - 1) == 0 && std::string_view(host) != "localhost" &&
+        pki::is_valid_dns_name(host)) {
         o.dns_names.emplace_back(host);
     }
     const std::string& listen = c.agent_listen.host;

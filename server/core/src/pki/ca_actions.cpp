@@ -84,10 +84,14 @@ Result<RotationStatus> rotation_step(CertificateAuthority& ca, audit::AuditLog& 
             action = "ca.rotation.started";
             result = ca.start_rotation(actor.principal);
             break;
-        case RotationStep::kCancel:
+        case RotationStep::kCancel: {
             action = "ca.rotation.cancelled";
+            // The generation being dropped, for the audit row.
+            auto before = ca.rotation_status();
+            if (before.ok()) to_generation = before->to_generation;
             result = ca.cancel_rotation();
             break;
+        }
         case RotationStep::kConfirm:
             action = "ca.rotation.confirmed";
             result = ca.confirm_rotation(to_generation);
@@ -100,7 +104,7 @@ Result<RotationStatus> rotation_step(CertificateAuthority& ca, audit::AuditLog& 
     }
     const RotationStatus& s = *result;
     const std::string target =
-        std::to_string(step == RotationStep::kConfirm ? to_generation : s.to_generation);
+        std::to_string(step == RotationStep::kStart ? s.to_generation : to_generation);
     write(audit, actor, action, "CA", target, audit::AuditResult::kSuccess,
           "from_generation=" + std::to_string(s.from_generation) +
               " agents_on_old_generation=" + std::to_string(s.agents_on_old_generation));

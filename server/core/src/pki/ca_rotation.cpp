@@ -25,7 +25,7 @@ Result<RotationStatus> status_of(store::Conn& conn, const std::vector<KeyRow>& r
     out.to_generation = pending->generation;
     out.started_at_ms = pending->created_at_ms;
     out.started_by = pending->created_by;
-    auto left = count_valid(conn, active->key_id, now_ms, /*agents_only=*/true);
+    auto left = count_agents_not_renewed(conn, active->key_id, pending->key_id, now_ms);
     if (!left.ok()) return left.status();
     out.agents_on_old_generation = *left;
     return out;

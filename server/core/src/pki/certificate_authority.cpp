@@ -347,9 +347,9 @@ Result<IssuedCertificate> CertificateAuthority::find(const std::string& serial) 
 }
 
 Result<std::optional<IssuedCertificate>> CertificateAuthority::newest_for_agent(
-    const std::string& agent_id) const {
+    const std::string& agent_id, bool include_revoked) const {
     auto conn = db_->lock();
-    return newest_agent_certificate(conn, agent_id);
+    return newest_agent_certificate(conn, agent_id, include_revoked);
 }
 
 std::shared_ptr<const TrustSnapshot> CertificateAuthority::trust() const {

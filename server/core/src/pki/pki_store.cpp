@@ -254,13 +254,30 @@ Result<CertificatePage> list_certificates(store::Conn& conn, const ListFilter& f
 }
 
 Result<std::optional<IssuedCertificate>> newest_agent_certificate(store::Conn& conn,
-                                                                  const std::string& agent_id) {
+                                                                  const std::string& agent_id,
+                                                                  bool include_revoked) {
     auto stmt = conn.prepare(std::string(kCertColumns) +
-                             "WHERE agent_id = ? AND purpose = 'agent' AND revoked_at_ms IS NULL "
-                             "ORDER BY issued_at_ms DESC LIMIT 1");
+                             "WHERE agent_id = ? AND purpose = 'agent' "
+                             "AND (? = 1 OR revoked_at_ms IS NULL) "
+                             "ORDER BY issued_at_ms DESC, rowid DESC LIMIT 1");
     if (!stmt.ok()) return stmt.status();
-    stmt->bind(1, agent_id);
+    stmt->bind(1, agent_id).bind(2, include_revoked ? 1 : 0);
     return first_cert(*stmt);
+}
+
+Result<int64_t> count_agents_not_renewed(store::Conn& conn, const std::string& old_key_id,
+                                         const std::string& new_key_id, int64_t now_ms) {
+    auto stmt = conn.prepare(
+        "SELECT COUNT(DISTINCT c.agent_id) FROM certificates c "
+        "WHERE c.issuer_key_id = ?1 AND c.purpose = 'agent' AND c.revoked_at_ms IS NULL "
+        "AND c.not_after_ms > ?3 AND NOT EXISTS (SELECT 1 FROM certificates n "
+        "WHERE n.agent_id = c.agent_id AND n.issuer_key_id = ?2 AND n.revoked_at_ms IS NULL "
+        "AND n.not_after_ms > ?3)");
+    if (!stmt.ok()) return stmt.status();
+    stmt->bind(1, old_key_id).bind(2, new_key_id).bind(3, now_ms);
+    auto row = stmt->step();
+    if (!row.ok()) return row.status();
+    return *row ? stmt->column_int64(0) : 0;
 }
 
 Result<std::vector<std::pair<std::string, int64_t>>> revoked_by_issuer(

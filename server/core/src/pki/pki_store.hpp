@@ -52,8 +52,15 @@ Result<std::optional<IssuedCertificate>> find_certificate(store::Conn& conn,
 Status mark_revoked(store::Conn& conn, const std::string& serial_hex, int64_t at_ms,
                     const std::string& reason);
 Result<CertificatePage> list_certificates(store::Conn& conn, const ListFilter& filter);
+// The newest agent certificate of the agent; revoked ones count only when
+// `include_revoked`.
 Result<std::optional<IssuedCertificate>> newest_agent_certificate(store::Conn& conn,
-                                                                  const std::string& agent_id);
+                                                                  const std::string& agent_id,
+                                                                  bool include_revoked);
+// Agents holding a valid certificate of `old_key_id` and none of
+// `new_key_id` at now_ms: the ones a rotation still waits for.
+Result<int64_t> count_agents_not_renewed(store::Conn& conn, const std::string& old_key_id,
+                                         const std::string& new_key_id, int64_t now_ms);
 // Serials revoked among what the key with `issuer_key_id` issued.
 Result<std::vector<std::pair<std::string, int64_t>>> revoked_by_issuer(
     store::Conn& conn, const std::string& issuer_key_id);

@@ -98,8 +98,8 @@ struct RotationStatus {
     int to_generation = 0;    // the pending one (0 when none)
     int64_t started_at_ms = 0;
     std::string started_by;
-    // Unrevoked, unexpired agent certificates the old generation issued:
-    // the agents that have not renewed yet.
+    // Agents holding a valid certificate of the old generation and none of
+    // the new one: those the rotation still waits for.
     int64_t agents_on_old_generation = 0;
 };
 
@@ -147,8 +147,10 @@ class CertificateAuthority {
 
     Result<CertificatePage> list(const ListFilter& filter) const;
     Result<IssuedCertificate> find(const std::string& serial_hex) const;
-    // The newest unrevoked certificate issued to the agent, if any.
-    Result<std::optional<IssuedCertificate>> newest_for_agent(const std::string& agent_id) const;
+    // The newest certificate issued to the agent, if any (unrevoked ones
+    // only unless `include_revoked`).
+    Result<std::optional<IssuedCertificate>> newest_for_agent(const std::string& agent_id,
+                                                              bool include_revoked = false) const;
 
     // The current trust snapshot (never null after open()).
     std::shared_ptr<const TrustSnapshot> trust() const;

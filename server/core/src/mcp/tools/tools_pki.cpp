@@ -216,8 +216,9 @@ ToolSpec confirm_engine_rotation_tool(pki::CertificateAuthority& ca, audit::Audi
     spec.name = "confirm_engine_rotation";
     spec.title = "Confirm an engine-key rotation";
     spec.description =
-        "Finishes the pending rotation of the CA's signing key (started from the dashboard or "
-        "POST /api/v1/pki/rotation): generation to_generation becomes the only trusted signing "
+        "Finishes the pending rotation of the CA's signing key (started by an administrator "
+        "with POST /api/v1/pki/rotation): generation to_generation becomes the only trusted "
+        "signing "
         "key and the old one is retired, so agents that have not renewed since the rotation "
         "started (agents_on_old_generation in GET /api/v1/pki/rotation) are refused from then "
         "on. Needs a human's approval at the supervised tier; the recall checks again that a "
