@@ -237,8 +237,12 @@ unit_command() {
   for ((i = 1; i < ${#_uc_cmd[@]}; i++)); do
     _uc_cmd[i]="${_uc_cmd[i]/#\/var\/lib\/$state/$tmp/var-lib/$state}"
   done
-  # As systemd: a clean environment, then the EnvironmentFile's values.
+  # As systemd: a clean environment, the unit's Environment= values, then
+  # the EnvironmentFile's (which win).
   _uc_env=("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "LANG=C.UTF-8")
+  while IFS= read -r kv; do
+    _uc_env+=("$kv")
+  done < <(sed -n 's/^Environment=//p' "$unit")
   while IFS= read -r kv; do
     _uc_env+=("${kv//\/var\/lib\/$state/$tmp/var-lib/$state}")
   done < <(env_assignments "$SYSTEMD_DIR/$(basename "$(unit_value "$unit" EnvironmentFile)")")
@@ -327,8 +331,11 @@ elif [ "$token_ok" = 1 ]; then
     not_ok "yuzu-agent as the unit starts it: $(cat "$tmp/cmd.err")"
   else
     # The server this run started, instead of the example's 127.0.0.1:8081.
+    # The unit's agent plane speaks HTTPS with a certificate from the
+    # server's internal CA: the agent trusts that CA's root.
     agent_env+=("YUZU_AGENT_SERVER=$agent_url"
-      "YUZU_AGENT_ENROLLMENT_TOKEN=$(cat "$tmp/enroll/token")")
+      "YUZU_AGENT_ENROLLMENT_TOKEN=$(cat "$tmp/enroll/token")"
+      "YUZU_AGENT_CA_FILE=$server_data/pki-root-ca.pem")
     agent_umask="$(unit_value "$SYSTEMD_DIR/yuzu-agent.service" UMask)"
     (umask "$agent_umask" && exec env -i "${agent_env[@]}" "${agent_cmd[@]}") \
       >"$tmp/agent.log" 2>&1 &
@@ -340,6 +347,32 @@ elif [ "$token_ok" = 1 ]; then
     done
     if [ -f "$agent_state/agent-0/identity.json" ]; then
       ok "yuzu-agent started from the unit's ExecStart and yuzu-agent.env examples enrolls"
+      case "$agent_url" in
+        https://*) ok "the unit's agent plane speaks HTTPS ($agent_url)" ;;
+        *) not_ok "the unit's agent plane is not HTTPS: '$agent_url' (YUZU_AGENT_MTLS=required)" ;;
+      esac
+      if [ -s "$agent_state/agent-0/client.crt" ] && [ -s "$agent_state/agent-0/client.key" ]; then
+        ok "the agent holds a client certificate from the server's CA (agent-0/client.crt)"
+      else
+        not_ok "the agent enrolled without a client certificate under agent-0/"
+      fi
+      # Past enrollment every request needs that certificate: the agent is
+      # only online if its heartbeats got through.
+      list_token="$("$BIN/yuzu-server" token create --data-dir "$server_data" --name deploy-mtls-check 2>>"$tmp/cli.log" |
+                    sed -n 's/.*"token":"\([^"]*\)".*/\1/p')"
+      online=""
+      for ((i = 0; i < 100; i++)); do
+        online="$(curl -s -H "Authorization: Bearer $list_token" "$mgmt/api/v1/agents" 2>/dev/null |
+                  jq -r '[.agents[]? | select(.online == true)] | length' 2>/dev/null)"
+        [ "${online:-0}" -ge 1 ] && break
+        sleep 0.1
+      done
+      if [ "${online:-0}" -ge 1 ]; then
+        ok "the agent is online: its heartbeats pass the agent plane's client-certificate check"
+      else
+        not_ok "the agent enrolled but is not online over mTLS (online agents: '${online}')"
+        tail -n 20 "$tmp/agent.log" 2>/dev/null | detail
+      fi
       violations="$(private_violations "$agent_state")"
       if [ -z "$violations" ]; then
         ok "nothing in the agent's state dir is readable by group or others (UMask $agent_umask)"

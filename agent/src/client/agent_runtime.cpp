@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "client/backoff.hpp"
+#include "client/client_credential.hpp"
 #include "client/identity.hpp"
 #include "client/identity_worker.hpp"
 #include "client/scheduler.hpp"
@@ -77,6 +78,21 @@ void raise_open_file_limit(int identities) {
     }
 }
 
+// A renewal a crash interrupted is finished or undone before the identity's
+// channels first load its client certificate (client_credential.hpp).
+void recover_client_certificate(const std::string& name, const std::filesystem::path& dir) {
+    auto recovered = recover_interrupted_renewal(dir);
+    if (!recovered.ok()) {
+        spdlog::warn("{}: cannot finish an interrupted client certificate renewal: {}", name,
+                     recovered.status().message());
+    } else if (*recovered == RenewalRecovery::kFinished) {
+        spdlog::info("{}: finished the client certificate renewal a stop interrupted", name);
+    } else if (*recovered == RenewalRecovery::kRolledBack) {
+        spdlog::info("{}: undid an unfinished client certificate renewal; keeping the old one",
+                     name);
+    }
+}
+
 }  // namespace
 
 struct AgentRuntime::Impl {
@@ -89,6 +105,7 @@ struct AgentRuntime::Impl {
             const std::string name = identity_name(i);
             auto dir = prepare_identity_dir(options.state_dir, name);
             if (!dir.ok()) return dir.status();
+            recover_client_certificate(name, *dir);
             auto record = load_identity(*dir);
             std::optional<IdentityRecord> existing;
             if (record.ok()) {

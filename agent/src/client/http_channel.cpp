@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -12,6 +14,9 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <mutex>
+
+#include "client/client_credential.hpp"
 
 namespace yuzu::agent {
 namespace {
@@ -93,17 +98,78 @@ std::optional<int> parse_retry_after(const std::string& value) {
 }
 
 struct HttpChannel::Impl {
-    Impl(const ServerEndpoint& endpoint, const std::string& ca_file,
-         const std::string& source_address)
-        : client(endpoint.origin()), base_path(endpoint.base_path), tls(endpoint.tls()) {
-        if (!source_address.empty()) bind_source_address(client, source_address);
-        if (tls) {
-            client.enable_server_certificate_verification(true);
-            if (!ca_file.empty()) client.set_ca_cert_path(ca_file);
+    Impl(const ServerEndpoint& endpoint, const std::string& ca, const std::string& source,
+         HttpTimeouts t, bool keep, const ClientCredential* cred)
+        : origin(endpoint.origin()),
+          base_path(endpoint.base_path),
+          tls(endpoint.tls()),
+          ca_file(ca),
+          source_address(source),
+          timeouts(t),
+          keep_alive(keep),
+          credential(endpoint.tls() ? cred : nullptr) {  // over http it is ignored
+        rebuild();
+    }
+
+    // The owner, before each request: a new client once the credential changed.
+    void refresh() {
+        if (credential != nullptr && credential->generation() != built_generation) rebuild();
+    }
+
+    void rebuild() {
+        std::unique_ptr<httplib::Client> fresh;
+        if (credential != nullptr) {
+            const auto files_lock = credential->lock_files();  // no swap while loading
+            built_generation = credential->generation();
+            fresh = client_with_certificate(built_generation);
         }
-        client.set_keep_alive(false);
-        client.set_default_headers({{"User-Agent", std::string("yuzu-agent/") + YUZU_VERSION},
-                                    {"Accept", "application/json"}});
+        const bool with_certificate = fresh != nullptr;
+        if (!fresh) fresh = std::make_unique<httplib::Client>(origin);
+        configure(*fresh);
+        std::lock_guard lock(client_mu);
+        client.swap(fresh);
+        presents_certificate = with_certificate;
+    }  // the old client, now in fresh, closes its connection outside client_mu
+
+    // nullptr when there is no usable credential (warned about once per change).
+    std::unique_ptr<httplib::Client> client_with_certificate(uint64_t generation) const {
+        std::string problem;
+        const std::optional<CredentialFiles> files = credential->usable_files(&problem);
+        if (!files) {
+            if (!problem.empty() && credential->claim_warning(generation)) {
+                spdlog::warn("client certificate not presented: {}", problem);
+            }
+            return nullptr;
+        }
+        auto c = std::make_unique<httplib::Client>(origin, files->cert_path, files->key_path);
+        SSL_CTX* ctx = c->is_valid() ? c->ssl_context() : nullptr;
+        // httplib loads the leaf alone; the whole file also sends the issuing CA.
+        if (ctx == nullptr ||
+            SSL_CTX_use_certificate_chain_file(ctx, files->cert_path.c_str()) != 1 ||
+            SSL_CTX_check_private_key(ctx) != 1) {
+            ERR_clear_error();
+            if (credential->claim_warning(generation)) {
+                spdlog::warn(
+                    "client certificate {} cannot be used with {} (not a matching pair); "
+                    "connecting without it",
+                    files->cert_path, files->key_path);
+            }
+            return nullptr;
+        }
+        return c;
+    }
+
+    void configure(httplib::Client& c) const {
+        if (!source_address.empty()) bind_source_address(c, source_address);
+        if (tls) {
+            c.enable_server_certificate_verification(true);
+            if (!ca_file.empty()) c.set_ca_cert_path(ca_file);
+        }
+        c.set_keep_alive(keep_alive);
+        c.set_default_headers({{"User-Agent", std::string("yuzu-agent/") + YUZU_VERSION},
+                               {"Accept", "application/json"}});
+        set_timeout(c, &httplib::Client::set_connection_timeout, timeouts.connect);
+        set_timeout(c, &httplib::Client::set_write_timeout, timeouts.write);
     }
 
     httplib::Headers headers(const std::string& bearer) const {
@@ -112,28 +178,38 @@ struct HttpChannel::Impl {
         return h;
     }
 
-    httplib::Client client;
-    std::string base_path;
-    bool tls;
-    HttpTimeouts timeouts;
+    const std::string origin;
+    const std::string base_path;
+    const bool tls;
+    const std::string ca_file;
+    const std::string source_address;
+    const HttpTimeouts timeouts;
+    const bool keep_alive;
+    const ClientCredential* const credential;  // nullptr over http
+    uint64_t built_generation = 0;             // the owner's
+
+    // Replaced by the owner under client_mu; the owner reads it without the
+    // lock (it is the only writer), cancel() with it.
+    std::mutex client_mu;
+    std::unique_ptr<httplib::Client> client;
+    std::atomic<bool> presents_certificate{false};
 };
 
 HttpChannel::HttpChannel(const ServerEndpoint& endpoint, const std::string& ca_file,
-                         HttpTimeouts timeouts, const std::string& source_address, bool keep_alive)
-    : impl_(std::make_unique<Impl>(endpoint, ca_file, source_address)) {
-    impl_->timeouts = timeouts;
-    impl_->client.set_keep_alive(keep_alive);
-    set_timeout(impl_->client, &httplib::Client::set_connection_timeout, timeouts.connect);
-    set_timeout(impl_->client, &httplib::Client::set_write_timeout, timeouts.write);
-}
+                         HttpTimeouts timeouts, const std::string& source_address, bool keep_alive,
+                         const ClientCredential* credential)
+    : impl_(std::make_unique<Impl>(endpoint, ca_file, source_address, timeouts, keep_alive,
+                                   credential)) {}
 
 HttpChannel::~HttpChannel() = default;
 
 HttpReply HttpChannel::get(const std::string& path, const std::string& bearer,
                            std::chrono::milliseconds read_timeout) {
-    set_timeout(impl_->client, &httplib::Client::set_read_timeout, read_timeout);
-    auto result = impl_->client.Get(impl_->base_path + path, impl_->headers(bearer));
-    return to_reply(result, impl_->client, impl_->tls);
+    impl_->refresh();
+    httplib::Client& client = *impl_->client;
+    set_timeout(client, &httplib::Client::set_read_timeout, read_timeout);
+    auto result = client.Get(impl_->base_path + path, impl_->headers(bearer));
+    return to_reply(result, client, impl_->tls);
 }
 
 HttpReply HttpChannel::post(const std::string& path, const std::string& bearer,
@@ -143,14 +219,21 @@ HttpReply HttpChannel::post(const std::string& path, const std::string& bearer,
 
 HttpReply HttpChannel::post(const std::string& path, const std::string& bearer,
                             const std::string& json, std::chrono::milliseconds read_timeout) {
-    set_timeout(impl_->client, &httplib::Client::set_read_timeout, read_timeout);
-    auto result = impl_->client.Post(impl_->base_path + path, impl_->headers(bearer), json,
-                                     "application/json");
-    return to_reply(result, impl_->client, impl_->tls);
+    impl_->refresh();
+    httplib::Client& client = *impl_->client;
+    set_timeout(client, &httplib::Client::set_read_timeout, read_timeout);
+    auto result =
+        client.Post(impl_->base_path + path, impl_->headers(bearer), json, "application/json");
+    return to_reply(result, client, impl_->tls);
 }
 
 void HttpChannel::cancel() {
-    impl_->client.stop();
+    std::lock_guard lock(impl_->client_mu);
+    impl_->client->stop();
+}
+
+bool HttpChannel::presents_client_certificate() const {
+    return impl_->presents_certificate.load();
 }
 
 }  // namespace yuzu::agent

@@ -7,6 +7,12 @@
 // address; see source_address.hpp); one that cannot be bound is logged
 // once and the connection goes out from the default address.
 //
+// A channel given a ClientCredential presents its client.crt and
+// client.key over https (never over http) once both exist, and builds a
+// new connection at its first request after they change (the credential's
+// generation moved). A credential that cannot be loaded (expired, not a
+// pair) is warned about once per change, and the channel goes without it.
+//
 // Thread-safety: requests are issued by one thread at a time (the owner);
 // cancel() may be called from any thread and aborts the request in flight.
 #pragma once
@@ -19,6 +25,8 @@
 #include "yuzu/agent/server_endpoint.hpp"
 
 namespace yuzu::agent {
+
+class ClientCredential;
 
 struct HttpReply {
     int status = 0;  // 0 when no answer arrived (connect, TLS, timeout, cancel)
@@ -41,8 +49,10 @@ class HttpChannel {
     // source_address "": the kernel picks the source address. keep_alive:
     // the connection is reused between requests (the poll channel, busy
     // enough that the server's idle timeout never closes it under it).
+    // credential, when given, outlives the channel.
     HttpChannel(const ServerEndpoint& endpoint, const std::string& ca_file, HttpTimeouts timeouts,
-                const std::string& source_address = "", bool keep_alive = false);
+                const std::string& source_address = "", bool keep_alive = false,
+                const ClientCredential* credential = nullptr);
     ~HttpChannel();
     HttpChannel(const HttpChannel&) = delete;
     HttpChannel& operator=(const HttpChannel&) = delete;
@@ -58,6 +68,10 @@ class HttpChannel {
                    std::chrono::milliseconds read_timeout);
 
     void cancel();
+
+    // Whether the connection presents a client certificate (after the last
+    // request, or construction).
+    bool presents_client_certificate() const;
 
   private:
     struct Impl;

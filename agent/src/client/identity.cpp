@@ -29,13 +29,14 @@ Identity::Identity(std::string name, std::filesystem::path dir,
       stop_(ctx.stop),
       record_(record.value_or(IdentityRecord{})),
       phase_(record ? IdentityPhase::kActive : IdentityPhase::kEnrolling),
+      credential_(dir_),
       // Kept alive: a poll, the results it brought and the next poll share
       // one connection, so an agent costs the server one socket, not a new
       // one per request.
       poll_channel_(ctx.endpoint, ctx.options.ca_file, timeouts_for(ctx.options), source_address_,
-                    /*keep_alive=*/true),
+                    /*keep_alive=*/true, &credential_),
       control_channel_(ctx.endpoint, ctx.options.ca_file, timeouts_for(ctx.options),
-                       source_address_) {}
+                       source_address_, /*keep_alive=*/false, &credential_) {}
 
 std::string Identity::label() const {
     if (phase() == IdentityPhase::kEnrolling || record_.agent_id.empty()) return name_;

@@ -1,15 +1,17 @@
 // One identity of the agent (agent-0, agent-1, ... under --virtual N): its
 // enrolled record, the settings the server last sent, whether it is still
 // running, and its two connections (the long-poll thread's and its
-// scheduler shard's), both from the identity's source address.
+// scheduler shard's), both from the identity's source address, both
+// presenting the identity's client certificate over https once it has one.
 //
 // Thread-safety: phase, settings and quarantine are atomics readable from
 // any thread. The record is written once by the identity's own thread
 // before the phase becomes kActive, and only read after that. The first
 // request time is set before any thread starts. poll_channel() and
 // sleep_for() belong to the identity's thread, control_channel() to the
-// scheduler; cancel_requests(), wake() and refuse() may be called from any
-// thread.
+// scheduler; cancel_requests(), wake(), refuse() and credential() may be
+// called from any thread (ClientCredential is thread-safe, and each channel
+// notices a change of it at its owner's next request).
 #pragma once
 
 #include <atomic>
@@ -20,6 +22,7 @@
 #include <optional>
 #include <string>
 
+#include "client/client_credential.hpp"
 #include "client/http_channel.hpp"
 #include "client/protocol_json.hpp"
 #include "client/stop_signal.hpp"
@@ -88,6 +91,8 @@ class Identity {
 
     HttpChannel& poll_channel() { return poll_channel_; }
     HttpChannel& control_channel() { return control_channel_; }
+    // client.key and client.crt in dir().
+    ClientCredential& credential() { return credential_; }
 
   private:
     const std::string name_;
@@ -103,6 +108,7 @@ class Identity {
     std::chrono::steady_clock::time_point first_request_at_{};
     std::mutex sleep_mu_;
     std::condition_variable sleep_cv_;
+    ClientCredential credential_;  // before the channels, which keep a pointer to it
     HttpChannel poll_channel_;
     HttpChannel control_channel_;
 };

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "client/atomic_file.hpp"
 #include "yuzu/common/json_parse.hpp"
 #include "yuzu/common/json_text.hpp"
 
@@ -35,18 +36,6 @@ Status ensure_private_dir(const fs::path& dir) {
     }
     if ((st.st_mode & 0777) != kDirMode && ::chmod(dir.c_str(), kDirMode) != 0) {
         return Status::Unavailable("cannot make " + dir.string() + " private: " + errno_text());
-    }
-    return Status::Ok();
-}
-
-Status write_all(int fd, const std::string& data, const fs::path& path) {
-    size_t written = 0;
-    while (written < data.size()) {
-        const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0)
-            return Status::Unavailable("cannot write " + path.string() + ": " + errno_text());
-        written += static_cast<size_t>(n);
     }
     return Status::Ok();
 }
@@ -122,35 +111,7 @@ Status save_identity(const fs::path& identity_dir, const IdentityRecord& record)
                               {"device_token", record.device_token},
                               {"enrolled_at", record.enrolled_at_ms}};
     const std::string data = dump_json(j, 2) + "\n";
-    std::string tmp = (identity_dir / (std::string(kIdentityFileName) + ".XXXXXX")).string();
-    const int fd = ::mkstemp(tmp.data());  // created 0600
-    if (fd < 0) {
-        return Status::Unavailable("cannot create a file in " + identity_dir.string() + ": " +
-                                   errno_text());
-    }
-    Status status = write_all(fd, data, tmp);
-    if (status.ok() && ::fchmod(fd, kFileMode) != 0) {
-        status = Status::Unavailable("cannot chmod " + tmp + ": " + errno_text());
-    }
-    if (status.ok() && ::fsync(fd) != 0) {
-        status = Status::Unavailable("cannot fsync " + tmp + ": " + errno_text());
-    }
-    ::close(fd);
-    if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-        status = Status::Unavailable("cannot rename " + tmp + " to " + path.string() + ": " +
-                                     errno_text());
-    }
-    if (!status.ok()) {
-        ::unlink(tmp.c_str());
-        return status;
-    }
-    // The rename is durable once the directory entry is.
-    const int dir_fd = ::open(identity_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd >= 0) {
-        ::fsync(dir_fd);
-        ::close(dir_fd);
-    }
-    return Status::Ok();
+    return write_file_atomically(path, data, kFileMode);
 }
 
 }  // namespace yuzu::agent

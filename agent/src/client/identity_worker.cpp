@@ -74,7 +74,8 @@ class IdentityWorker {
 
     bool enroll() {
         const HostFacts facts = read_host_facts(ctx_.options.host_paths);
-        const std::string body = enroll_body(ctx_.options.enrollment_token, facts);
+        const std::string body =
+            enroll_body(ctx_.options.enrollment_token, facts, enrollment_csr());
         while (!ctx_.stop.requested() && id_.phase() == IdentityPhase::kEnrolling) {
             std::optional<bool> enrolled;
             // A throw is logged and counted, then backed off like a fault.
@@ -85,6 +86,17 @@ class IdentityWorker {
             if (enrolled) return *enrolled;
         }
         return false;
+    }
+
+    // The request for the identity's client key (made now if absent). ""
+    // when the key cannot be made: the identity then enrolls, and runs,
+    // without a client certificate.
+    std::string enrollment_csr() {
+        auto csr = id_.credential().enrollment_csr(id_.name());
+        if (csr.ok()) return std::move(*csr);
+        spdlog::warn("{}: no client key ({}); enrolling without a client certificate", id_.name(),
+                     csr.status().message());
+        return {};
     }
 
     // One enrollment attempt: whether it enrolled, or nullopt to try again.
@@ -127,6 +139,11 @@ class IdentityWorker {
         record.agent_id = answer->agent_id;
         record.device_token = answer->device_token;
         record.enrolled_at_ms = ctx_.options.clock->now_ms();
+        // Installed before identity.json is written, so an identity on disk
+        // always has the certificate it was issued, and before the first
+        // heartbeat, which activation lets go.
+        std::optional<Result<CertificateInfo>> installed;
+        if (answer->certificate) installed = id_.credential().install(*answer->certificate);
         // An identity that could not be saved would enroll again on every start.
         if (Status saved = save_identity(id_.dir(), record); !saved.ok()) {
             spdlog::error("{}: enrolled as {} but {}; this identity stops", id_.name(),
@@ -138,6 +155,15 @@ class IdentityWorker {
         id_.activate(std::move(record));
         backoff_.reset();
         spdlog::info("{}: enrolled with {}", id_.label(), ctx_.endpoint.url());
+        if (installed && installed->ok()) {
+            spdlog::info("{}: client certificate installed (serial {}, expires {})", id_.label(),
+                         (*installed)->serial_hex, (*installed)->not_after);
+        } else if (installed) {
+            spdlog::warn(
+                "{}: the server issued a client certificate that cannot be installed ({}); "
+                "carrying on without one",
+                id_.label(), installed->status().message());
+        }
         return true;
     }
 
@@ -287,7 +313,8 @@ class IdentityWorker {
         t.connect = ctx_.options.goodbye_timeout;
         t.read = ctx_.options.goodbye_timeout;
         t.write = ctx_.options.goodbye_timeout;
-        HttpChannel channel(ctx_.endpoint, ctx_.options.ca_file, t, id_.source_address());
+        HttpChannel channel(ctx_.endpoint, ctx_.options.ca_file, t, id_.source_address(),
+                            /*keep_alive=*/false, &id_.credential());
         const HttpReply reply = channel.post("/agent/v1/goodbye", id_.record().device_token, "{}");
         if (reply.ok()) {
             spdlog::info("{}: said goodbye", id_.label());

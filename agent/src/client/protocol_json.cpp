@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "yuzu/common/json_parse.hpp"
 
@@ -49,7 +50,40 @@ ServerSettings settings_from(const json& j) {
     if (const auto it = j.find("quarantined"); it != j.end() && it->is_boolean()) {
         s.quarantined = it->get<bool>();
     }
+    if (const auto it = j.find("certificate_renewal"); it != j.end() && it->is_boolean()) {
+        s.certificate_renewal = it->get<bool>();
+    }
     return s;
+}
+
+// A PEM certificate field: nullopt when absent, null or ""; InvalidArgument
+// when it is something else than PEM certificate text within the cap.
+Result<std::optional<std::string>> pem_certificate_field(const json& j, const char* key) {
+    static constexpr std::string_view kBegin = "-----BEGIN CERTIFICATE-----";
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return std::optional<std::string>();
+    if (!it->is_string()) return Status::InvalidArgument(std::string(key) + " is not a string");
+    const auto& text = it->get_ref<const std::string&>();
+    if (text.empty()) return std::optional<std::string>();
+    if (text.size() > kMaxCertificatePemBytes) {
+        return Status::InvalidArgument(std::string(key) + " is over 64 KiB");
+    }
+    if (text.compare(0, kBegin.size(), kBegin) != 0) {
+        return Status::InvalidArgument(std::string(key) + " is not a PEM certificate");
+    }
+    return std::optional<std::string>(text);
+}
+
+// certificate and certificate_chain; nullopt when there is no certificate
+// (a chain alone is of no use and is ignored).
+Result<std::optional<IssuedCertificate>> issued_certificate(const json& j) {
+    auto leaf = pem_certificate_field(j, "certificate");
+    if (!leaf.ok()) return leaf.status();
+    auto chain = pem_certificate_field(j, "certificate_chain");
+    if (!chain.ok()) return chain.status();
+    if (!*leaf) return std::optional<IssuedCertificate>();
+    return std::optional<IssuedCertificate>(
+        IssuedCertificate{std::move(**leaf), chain->value_or(std::string())});
 }
 
 json facts_json(const HostFacts& facts) {
@@ -83,9 +117,11 @@ std::string describe_reply(const HttpReply& reply) {
     return text;
 }
 
-std::string enroll_body(const std::string& enrollment_token, const HostFacts& facts) {
+std::string enroll_body(const std::string& enrollment_token, const HostFacts& facts,
+                        const std::string& csr) {
     json body = facts_json(facts);
     body["enrollment_token"] = enrollment_token;
+    if (!csr.empty()) body["csr"] = csr;
     return dump(body);
 }
 
@@ -98,6 +134,12 @@ Result<EnrollAnswer> parse_enroll_answer(const std::string& body) {
         return Status::InvalidArgument("enrollment answer lacks agent_id or device_token");
     }
     answer.settings = settings_from(j);
+    auto issued = issued_certificate(j);
+    if (!issued.ok()) {
+        return Status::InvalidArgument("enrollment answer is malformed: " +
+                                       issued.status().message());
+    }
+    answer.certificate = std::move(*issued);
     return answer;
 }
 
@@ -116,6 +158,22 @@ std::string heartbeat_body(const HostFacts& facts, std::optional<int64_t> uptime
 
 ServerSettings parse_settings(const std::string& body) {
     return settings_from(parse_object(body));
+}
+
+std::string certificate_request_body(const std::string& csr) {
+    return dump(json{{"csr", csr}});
+}
+
+Result<IssuedCertificate> parse_certificate_answer(const std::string& body) {
+    const json j = parse_object(body);
+    if (!j.is_object()) return Status::InvalidArgument("certificate answer is not a JSON object");
+    auto issued = issued_certificate(j);
+    if (!issued.ok()) {
+        return Status::InvalidArgument("certificate answer is malformed: " +
+                                       issued.status().message());
+    }
+    if (!*issued) return Status::InvalidArgument("certificate answer has no certificate");
+    return std::move(**issued);
 }
 
 InventoryReport inventory_report(int64_t collected_at_ms, const std::string& sources_json) {

@@ -38,22 +38,46 @@ struct ServerSettings {
     std::optional<int> inventory_interval_s;
     std::optional<int> poll_wait_s;
     std::optional<bool> quarantined;
+    // Heartbeat answers: the server wants a new client certificate.
+    std::optional<bool> certificate_renewal;
 };
+
+// A client certificate the server issued (docs/agent-protocol.md, "Client
+// certificate"): the leaf, and the issuing CA then the root ("" when the
+// server sent no chain). Each at most kMaxCertificatePemBytes, and each
+// starts with "-----BEGIN CERTIFICATE-----".
+struct IssuedCertificate {
+    std::string certificate;
+    std::string chain;
+};
+inline constexpr size_t kMaxCertificatePemBytes = 64 * 1024;
 
 struct EnrollAnswer {
     std::string agent_id;
     std::string device_token;
     ServerSettings settings;
+    std::optional<IssuedCertificate> certificate;  // absent: a server without a CA
 };
 
-std::string enroll_body(const std::string& enrollment_token, const HostFacts& facts);
-// InvalidArgument when agent_id or device_token is missing.
+// csr is the PEM request for the identity's client key; "" leaves the field
+// out (the key could not be made: the agent then runs without a certificate).
+std::string enroll_body(const std::string& enrollment_token, const HostFacts& facts,
+                        const std::string& csr);
+// InvalidArgument when agent_id or device_token is missing, or a
+// certificate or certificate_chain is there but not a PEM certificate (or
+// over 64 KiB). null or "" count as absent.
 Result<EnrollAnswer> parse_enroll_answer(const std::string& body);
 
 std::string heartbeat_body(const HostFacts& facts, std::optional<int64_t> uptime_s,
                            const PerfSample& perf);
 // Heartbeat answers are read leniently: what is missing stays unset.
 ServerSettings parse_settings(const std::string& body);
+
+// POST /agent/v1/certificate: {"csr": "<PEM>"}.
+std::string certificate_request_body(const std::string& csr);
+// Its 200 answer. InvalidArgument when "certificate" is missing or either
+// field is not a PEM certificate of at most 64 KiB.
+Result<IssuedCertificate> parse_certificate_answer(const std::string& body);
 
 // One inventory collection as the agent reports it: the full report, and
 // the digest-only one that asks the server to confirm the sources it holds

@@ -29,7 +29,8 @@ struct Slot {
     Slot(Identity* identity, const AgentOptions& options)
         : id(identity),
           heartbeat_backoff(options.backoff_initial, options.backoff_max),
-          inventory_backoff(options.backoff_initial, options.backoff_max) {}
+          inventory_backoff(options.backoff_initial, options.backoff_max),
+          renewal_backoff(options.backoff_initial, options.backoff_max) {}
 
     Identity* id;
     bool started = false;
@@ -37,6 +38,10 @@ struct Slot {
     SteadyClock::time_point next_inventory;
     Backoff heartbeat_backoff;
     Backoff inventory_backoff;
+    // A heartbeat's certificate_renewal hint is acted on from then on: after
+    // a 429, not before its Retry-After; after a failure, after a back-off.
+    SteadyClock::time_point renewal_not_before{};
+    Backoff renewal_backoff;
 };
 
 class Scheduler {
@@ -131,13 +136,73 @@ class Scheduler {
         const auto body = readings_.heartbeat_body();
         const HttpReply reply =
             id.control_channel().post("/agent/v1/heartbeat", id.record().device_token, *body);
+        std::optional<ServerSettings> settings;
         if (reply.ok()) {
-            id.apply(parse_settings(reply.body));
+            settings = parse_settings(reply.body);
+            id.apply(*settings);
             slot.heartbeat_backoff.reset();
         }
         const auto next = retry_time(slot, slot.heartbeat_backoff, reply, "heartbeat",
                                      seconds(id.heartbeat_interval_s()));
         if (next) slot.next_heartbeat = *next;
+        // Over http no certificate is presented, so the server would ask on
+        // every heartbeat: the hint is for https connections only.
+        if (settings && settings->certificate_renewal.value_or(false) && ctx_.endpoint.tls() &&
+            id.active() && !ctx_.stop.requested() &&
+            SteadyClock::now() >= slot.renewal_not_before) {
+            renew_certificate(slot);
+        }
+    }
+
+    // One renewal per hint: a new key and CSR, POST /agent/v1/certificate,
+    // and the swap (client_credential.hpp). The old pair stays in use until
+    // the new one is installed, and whenever this fails.
+    void renew_certificate(Slot& slot) {
+        Identity& id = *slot.id;
+        ClientCredential& credential = id.credential();
+        const auto fail = [&](const std::string& why) {
+            credential.abandon_renewal();
+            const milliseconds delay = slot.renewal_backoff.next();
+            slot.renewal_not_before = SteadyClock::now() + delay;
+            spdlog::warn(
+                "{}: client certificate renewal failed ({}); keeping the current one, trying "
+                "again at a renewal hint after {} ms",
+                id.label(), why, delay.count());
+        };
+        auto csr = credential.begin_renewal(id.name());
+        if (!csr.ok()) return fail(csr.status().message());
+        const HttpReply reply = id.control_channel().post(
+            "/agent/v1/certificate", id.record().device_token, certificate_request_body(*csr));
+        switch (classify_reply(reply)) {
+            case ReplyAction::kAccepted:
+                break;
+            case ReplyAction::kRefused:
+                credential.abandon_renewal();
+                id.refuse("a certificate renewal", reply);
+                return;
+            case ReplyAction::kRetryAfter: {
+                credential.abandon_renewal();
+                const int s = reply.retry_after_s.value_or(
+                    static_cast<int>(ctx_.options.default_retry_after.count()));
+                slot.renewal_not_before = SteadyClock::now() + seconds(s);
+                spdlog::info(
+                    "{}: client certificate renewal deferred by the server ({}); not "
+                    "before {} s",
+                    id.label(), describe_reply(reply), s);
+                return;
+            }
+            case ReplyAction::kBackOff:
+            case ReplyAction::kRejected:
+                return fail(describe_reply(reply));
+        }
+        auto issued = parse_certificate_answer(reply.body);
+        if (!issued.ok()) return fail(issued.status().message());
+        auto installed = credential.finish_renewal(*issued);
+        if (!installed.ok()) return fail(installed.status().message());
+        slot.renewal_backoff.reset();
+        slot.renewal_not_before = {};
+        spdlog::info("{}: client certificate installed (serial {}, expires {})", id.label(),
+                     installed->serial_hex, installed->not_after);
     }
 
     // The digest first: when the server holds these very sources (the usual

@@ -47,12 +47,13 @@ TEST(AgentRuntime, EnrollsOnceAndReusesIdentityOnRestart) {
     EXPECT_EQ(record->agent_id, server.agent_ids()[0]);
     EXPECT_EQ(record->server_url, server.url());
     EXPECT_EQ(record->device_token, server.bearers(kHeartbeat)[0]);
-    // Nothing but identity.json is left in the directory (no temp files).
-    int entries = 0;
-    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(identity_dir)) {
-        ++entries;
+    // Nothing but identity.json and the client key (this server issues no
+    // certificate) is left in the directory: no temp files.
+    std::set<std::string> entries;
+    for (const auto& e : std::filesystem::directory_iterator(identity_dir)) {
+        entries.insert(e.path().filename().string());
     }
-    EXPECT_EQ(entries, 1);
+    EXPECT_EQ(entries, (std::set<std::string>{"identity.json", "client.key"}));
 
     const size_t heartbeats_before = server.count(kHeartbeat);
     {

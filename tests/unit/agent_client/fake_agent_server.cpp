@@ -1,9 +1,14 @@
 #include "fake_agent_server.hpp"
 
 #include <httplib.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
 
 #include <cstdio>
 #include <stdexcept>
+
+#include "client/client_certificate.hpp"
+#include "client/openssl_ptr.hpp"
 
 namespace yuzu::agent::testing {
 namespace {
@@ -25,9 +30,50 @@ std::string bearer_of(const httplib::Request& req) {
     return auth.rfind(kPrefix, 0) == 0 ? auth.substr(kPrefix.size()) : std::string();
 }
 
+// The serial of the client certificate the connection came with, "" if none.
+std::string peer_serial(const httplib::Request& req) {
+    if (req.ssl == nullptr) return "";
+    X509Ptr peer(SSL_get1_peer_certificate(req.ssl));
+    return peer ? describe_certificate(peer.get()).serial_hex : std::string();
+}
+
+X509Ptr read_certificate(const std::string& pem) {
+    BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+    return X509Ptr(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+}
+
+// Verifies a client certificate when one is sent, against client_ca_pem,
+// and lets a connection without one through (enrollment has none yet).
+std::unique_ptr<httplib::Server> make_server(const FakeTls* tls) {
+    if (tls == nullptr) return std::make_unique<httplib::Server>();
+    const FakeTls config = *tls;
+    auto server = std::make_unique<httplib::SSLServer>([config](SSL_CTX& ctx) {
+        X509Ptr cert = read_certificate(config.cert_pem);
+        X509Ptr ca = read_certificate(config.client_ca_pem);
+        BioPtr key_bio(
+            BIO_new_mem_buf(config.key_pem.data(), static_cast<int>(config.key_pem.size())));
+        PkeyPtr key(key_bio ? PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr)
+                            : nullptr);
+        if (!cert || !ca || !key || SSL_CTX_use_certificate(&ctx, cert.get()) != 1 ||
+            SSL_CTX_use_PrivateKey(&ctx, key.get()) != 1 ||
+            X509_STORE_add_cert(SSL_CTX_get_cert_store(&ctx), ca.get()) != 1) {
+            return false;
+        }
+        SSL_CTX_set_verify(&ctx, SSL_VERIFY_PEER, nullptr);
+        return true;
+    });
+    if (!server->is_valid()) throw std::runtime_error("fake agent server: bad TLS material");
+    return server;
+}
+
 }  // namespace
 
-FakeAgentServer::FakeAgentServer() : server_(std::make_unique<httplib::Server>()) {
+FakeAgentServer::FakeAgentServer() : FakeAgentServer(static_cast<const FakeTls*>(nullptr)) {}
+
+FakeAgentServer::FakeAgentServer(const FakeTls& tls) : FakeAgentServer(&tls) {}
+
+FakeAgentServer::FakeAgentServer(const FakeTls* tls)
+    : server_(make_server(tls)), tls_(tls != nullptr) {
     install_routes();
     port_ = server_->bind_to_any_port("127.0.0.1");
     if (port_ <= 0) throw std::runtime_error("fake agent server could not bind");
@@ -48,7 +94,7 @@ FakeAgentServer::~FakeAgentServer() {
 }
 
 std::string FakeAgentServer::url() const {
-    return "http://127.0.0.1:" + std::to_string(port_);
+    return std::string(tls_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_);
 }
 
 void FakeAgentServer::install_routes() {
@@ -62,6 +108,7 @@ void FakeAgentServer::install_routes() {
         r.at = std::chrono::steady_clock::now();
         r.remote_addr = req.remote_addr;
         r.wait_s = req.get_param_value("wait_s");
+        r.peer_serial = peer_serial(req);
         requests_[req.path].push_back(r);
         if (auto it = failures_.find(req.path); it != failures_.end() && it->second.remaining > 0) {
             --it->second.remaining;
@@ -86,27 +133,59 @@ void FakeAgentServer::install_routes() {
                 reply_error(res, 401, "bad enrollment token");
                 return;
             }
-            std::lock_guard lock(mu_);
-            char id[33];
-            std::snprintf(id, sizeof id, "%032x", static_cast<unsigned>(agent_ids_.size() + 0xa0));
-            const std::string token = "yuzu_device_" + std::to_string(agent_ids_.size());
-            agent_ids_.push_back(id);
-            tokens_[token] = id;
-            reply_json(res, 201,
-                       {{"agent_id", id},
-                        {"device_token", token},
-                        {"heartbeat_interval_s", heartbeat_s_},
-                        {"inventory_interval_s", inventory_s_},
-                        {"poll_wait_s", poll_wait_s_}});
+            nlohmann::json answer;
+            std::string id;
+            {
+                std::lock_guard lock(mu_);
+                char text[33];
+                std::snprintf(text, sizeof text, "%032x",
+                              static_cast<unsigned>(agent_ids_.size() + 0xa0));
+                id = text;
+                const std::string token = "yuzu_device_" + std::to_string(agent_ids_.size());
+                agent_ids_.push_back(id);
+                tokens_[token] = id;
+                answer = {{"agent_id", id},
+                          {"device_token", token},
+                          {"heartbeat_interval_s", heartbeat_s_},
+                          {"inventory_interval_s", inventory_s_},
+                          {"poll_wait_s", poll_wait_s_}};
+            }
+            if (body.contains("csr") && body["csr"].is_string()) {
+                answer.update(issue(body["csr"].get<std::string>(), id));
+            }
+            reply_json(res, 201, answer);
         });
 
-    server_->Post(
-        "/agent/v1/heartbeat", [this, admit](const httplib::Request& req, httplib::Response& res) {
-            if (!admit(req, res, true)) return;
-            std::lock_guard lock(mu_);
-            reply_json(res, 200,
-                       {{"heartbeat_interval_s", heartbeat_s_}, {"quarantined", quarantined_}});
-        });
+    server_->Post("/agent/v1/heartbeat",
+                  [this, admit](const httplib::Request& req, httplib::Response& res) {
+                      if (!admit(req, res, true)) return;
+                      std::lock_guard lock(mu_);
+                      nlohmann::json answer = {{"heartbeat_interval_s", heartbeat_s_},
+                                               {"quarantined", quarantined_}};
+                      if (ask_renewal_) answer["certificate_renewal"] = true;
+                      reply_json(res, 200, answer);
+                  });
+
+    server_->Post("/agent/v1/certificate",
+                  [this, admit](const httplib::Request& req, httplib::Response& res) {
+                      if (!admit(req, res, true)) return;
+                      const auto body = nlohmann::json::parse(req.body, nullptr, false);
+                      if (!body.is_object() || !body.contains("csr") || !body["csr"].is_string()) {
+                          reply_error(res, 400, "csr: required");
+                          return;
+                      }
+                      std::string agent_id;
+                      {
+                          std::lock_guard lock(mu_);
+                          agent_id = tokens_[bearer_of(req)];
+                      }
+                      const nlohmann::json answer = issue(body["csr"].get<std::string>(), agent_id);
+                      if (answer.empty()) {
+                          reply_error(res, 400, "csr: cannot be signed");
+                          return;
+                      }
+                      reply_json(res, 200, answer);
+                  });
 
     // Like the real server: a digest-only report is confirmed when it names
     // the last full report's digest, else the sources are asked for.
@@ -154,6 +233,39 @@ void FakeAgentServer::install_routes() {
                      std::unique_lock lock(mu_);
                      reply_json(res, 200, next_poll_answer(lock, wait_s));
                  });
+}
+
+nlohmann::json FakeAgentServer::issue(const std::string& csr, const std::string& agent_id) const {
+    CertificateIssuer issuer;
+    std::string chain;
+    {
+        std::lock_guard lock(mu_);
+        issuer = issuer_;
+        chain = chain_pem_;
+    }
+    const std::string leaf = issuer ? issuer(csr, agent_id) : std::string();
+    if (leaf.empty()) return nlohmann::json::object();
+    return {{"certificate", leaf}, {"certificate_chain", chain}};
+}
+
+void FakeAgentServer::set_certificate_issuer(CertificateIssuer issuer, std::string chain_pem) {
+    std::lock_guard lock(mu_);
+    issuer_ = std::move(issuer);
+    chain_pem_ = std::move(chain_pem);
+}
+
+void FakeAgentServer::set_certificate_renewal(bool ask) {
+    std::lock_guard lock(mu_);
+    ask_renewal_ = ask;
+}
+
+std::vector<std::string> FakeAgentServer::peer_serials(const std::string& path) const {
+    std::lock_guard lock(mu_);
+    std::vector<std::string> out;
+    if (auto it = requests_.find(path); it != requests_.end()) {
+        for (const auto& r : it->second) out.push_back(r.peer_serial);
+    }
+    return out;
 }
 
 nlohmann::json FakeAgentServer::next_poll_answer(std::unique_lock<std::mutex>& lock, int wait_s) {

@@ -1,7 +1,10 @@
 // An in-process agent-plane server on 127.0.0.1 (port 0) that speaks just
 // enough of docs/agent-protocol.md for the client tests: it enrolls, takes
 // heartbeats, inventory, results and goodbyes, records every body, and
-// hands out the command answers a test queues.
+// hands out the command answers a test queues. Given a certificate issuer
+// it answers CSRs at enrollment and on POST /agent/v1/certificate; given
+// FakeTls it serves https and asks for (but does not require) a client
+// certificate, recording the serial of the one each request came with.
 //
 // Thread-safety: every member may be called from the test thread while
 // the server's worker threads serve the agent.
@@ -27,9 +30,22 @@ namespace yuzu::agent::testing {
 
 inline constexpr const char* kEnrollmentToken = "yuzu_enroll_test_token";
 
+// https: the server's certificate and key, and the CA a client certificate
+// must chain to (PEM text).
+struct FakeTls {
+    std::string cert_pem;
+    std::string key_pem;
+    std::string client_ca_pem;
+};
+
+// The leaf PEM for a CSR ("" refuses it); called on the server's threads.
+using CertificateIssuer =
+    std::function<std::string(const std::string& csr_pem, const std::string& agent_id)>;
+
 class FakeAgentServer {
   public:
     FakeAgentServer();
+    explicit FakeAgentServer(const FakeTls& tls);
     ~FakeAgentServer();
     FakeAgentServer(const FakeAgentServer&) = delete;
     FakeAgentServer& operator=(const FakeAgentServer&) = delete;
@@ -52,6 +68,11 @@ class FakeAgentServer {
     void fail_next(const std::string& path, int status, int count, std::string retry_after = "");
     // What enrollment answers carry.
     void set_intervals(int heartbeat_s, int inventory_s, int poll_wait_s);
+    // Enrollments with a csr, and POST /agent/v1/certificate, get a
+    // certificate from issuer and chain_pem as certificate_chain.
+    void set_certificate_issuer(CertificateIssuer issuer, std::string chain_pem);
+    // Heartbeat answers carry "certificate_renewal": ask.
+    void set_certificate_renewal(bool ask);
 
     // --- records ---
     int enroll_count() const;
@@ -61,6 +82,8 @@ class FakeAgentServer {
     std::vector<std::chrono::steady_clock::time_point> arrivals(const std::string& path) const;
     std::vector<std::string> remote_addrs(const std::string& path) const;  // peer addresses
     std::vector<std::string> wait_params(const std::string& path) const;   // ?wait_s=, "" if none
+    // The serial (lowercase hex) of each request's client certificate, "" if none.
+    std::vector<std::string> peer_serials(const std::string& path) const;
     size_t count(const std::string& path) const;
 
     // Polls pred every 10 ms until it holds or timeout passes.
@@ -74,13 +97,18 @@ class FakeAgentServer {
         std::chrono::steady_clock::time_point at;
         std::string remote_addr;
         std::string wait_s;  // the query parameter, "" when absent
+        std::string peer_serial;
     };
+    explicit FakeAgentServer(const FakeTls* tls);
     void install_routes();
+    // {"certificate", "certificate_chain"} for csr, or an empty object.
+    nlohmann::json issue(const std::string& csr, const std::string& agent_id) const;
     // A poll's answer: the next queued command answer, or after holding up
     // to wait_s (at most hold_) an empty list. Called with mu_ held.
     nlohmann::json next_poll_answer(std::unique_lock<std::mutex>& lock, int wait_s);
 
     std::unique_ptr<httplib::Server> server_;
+    bool tls_ = false;
     int port_ = 0;
     std::thread thread_;
 
@@ -105,6 +133,9 @@ class FakeAgentServer {
         std::string retry_after;
     };
     std::map<std::string, Failure> failures_;
+    CertificateIssuer issuer_;
+    std::string chain_pem_;
+    bool ask_renewal_ = false;
 };
 
 }  // namespace yuzu::agent::testing

@@ -57,7 +57,10 @@ TEST(ProtocolReplies, RetryAfterSeconds) {
 
 TEST(ProtocolBodies, EnrollAndHeartbeat) {
     HostFacts facts{"web-01", "linux", "x86_64", "Debian GNU/Linux 12 (bookworm)"};
-    const json enroll = json::parse(enroll_body("yuzu_tok", facts));
+    const std::string csr =
+        "-----BEGIN CERTIFICATE REQUEST-----\nMIIB\n-----END CERTIFICATE REQUEST-----\n";
+    const json enroll = json::parse(enroll_body("yuzu_tok", facts, csr));
+    EXPECT_EQ(enroll["csr"], csr);
     EXPECT_EQ(enroll["enrollment_token"], "yuzu_tok");
     EXPECT_EQ(enroll["hostname"], "web-01");
     EXPECT_EQ(enroll["os"], "linux");
@@ -91,6 +94,80 @@ TEST(ProtocolBodies, EnrollAnswer) {
     const auto settings = parse_settings(R"({"heartbeat_interval_s":0,"quarantined":true})");
     EXPECT_FALSE(settings.heartbeat_interval_s);  // 0 is not an interval
     EXPECT_EQ(settings.quarantined, true);
+}
+
+constexpr const char* kLeafPem =
+    "-----BEGIN CERTIFICATE-----\nMIIBleaf\n-----END CERTIFICATE-----\n";
+constexpr const char* kChainPem =
+    "-----BEGIN CERTIFICATE-----\nMIIBca\n-----END CERTIFICATE-----\n"
+    "-----BEGIN CERTIFICATE-----\nMIIBroot\n-----END CERTIFICATE-----\n";
+
+json enroll_answer_with(json fields) {
+    json j = {{"agent_id", "ab"}, {"device_token", "yuzu_d"}};
+    j.update(fields);
+    return j;
+}
+
+TEST(ProtocolBodies, EnrollBodyLeavesOutAnEmptyCsr) {
+    const json enroll = json::parse(enroll_body("yuzu_tok", HostFacts{}, ""));
+    EXPECT_FALSE(enroll.contains("csr"));
+}
+
+TEST(ProtocolBodies, EnrollAnswerWithAndWithoutCertificate) {
+    auto without = parse_enroll_answer(enroll_answer_with(json::object()).dump());
+    ASSERT_TRUE(without.ok());
+    EXPECT_FALSE(without->certificate);
+    // null and "" are a server without a CA too.
+    auto null_cert = parse_enroll_answer(enroll_answer_with({{"certificate", nullptr}}).dump());
+    ASSERT_TRUE(null_cert.ok());
+    EXPECT_FALSE(null_cert->certificate);
+
+    auto with = parse_enroll_answer(
+        enroll_answer_with({{"certificate", kLeafPem}, {"certificate_chain", kChainPem}}).dump());
+    ASSERT_TRUE(with.ok()) << with.status().to_string();
+    ASSERT_TRUE(with->certificate);
+    EXPECT_EQ(with->certificate->certificate, kLeafPem);
+    EXPECT_EQ(with->certificate->chain, kChainPem);
+
+    auto leaf_only = parse_enroll_answer(enroll_answer_with({{"certificate", kLeafPem}}).dump());
+    ASSERT_TRUE(leaf_only.ok());
+    ASSERT_TRUE(leaf_only->certificate);
+    EXPECT_EQ(leaf_only->certificate->chain, "");
+}
+
+TEST(ProtocolBodies, EnrollAnswerWithANonPemCertificateIsMalformed) {
+    for (const json& bad :
+         {json({{"certificate", "MIIBleaf"}}),
+          json({{"certificate", "-----BEGIN PRIVATE KEY-----\nx\n"}}), json({{"certificate", 42}}),
+          json({{"certificate", kLeafPem}, {"certificate_chain", "garbage"}}),
+          json({{"certificate", std::string(kLeafPem) + std::string(64 * 1024, 'A')}})}) {
+        const auto answer = parse_enroll_answer(enroll_answer_with(bad).dump());
+        ASSERT_FALSE(answer.ok()) << bad.dump().substr(0, 200);
+        EXPECT_EQ(answer.status().code(), StatusCode::kInvalidArgument);
+        EXPECT_NE(answer.status().message().find("malformed"), std::string::npos);
+    }
+}
+
+TEST(ProtocolBodies, HeartbeatAnswerRenewalFlag) {
+    EXPECT_EQ(parse_settings(R"({"certificate_renewal":true})").certificate_renewal, true);
+    EXPECT_EQ(parse_settings(R"({"certificate_renewal":false})").certificate_renewal, false);
+    EXPECT_FALSE(parse_settings(R"({"certificate_renewal":"yes"})").certificate_renewal);
+    EXPECT_FALSE(parse_settings(R"({"heartbeat_interval_s":10})").certificate_renewal);
+}
+
+TEST(ProtocolBodies, CertificateRequestAndAnswer) {
+    EXPECT_EQ(json::parse(certificate_request_body("PEM")), json({{"csr", "PEM"}}));
+    auto ok = parse_certificate_answer(
+        json({{"certificate", kLeafPem}, {"certificate_chain", kChainPem}}).dump());
+    ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+    EXPECT_EQ(ok->certificate, kLeafPem);
+    EXPECT_EQ(ok->chain, kChainPem);
+    EXPECT_FALSE(parse_certificate_answer("{}").ok());
+    EXPECT_FALSE(parse_certificate_answer("garbage").ok());
+    EXPECT_FALSE(parse_certificate_answer(json({{"certificate", "MIIB"}}).dump()).ok());
+    EXPECT_FALSE(
+        parse_certificate_answer(json({{"certificate", kLeafPem}, {"certificate_chain", 1}}).dump())
+            .ok());
 }
 
 TEST(ProtocolBodies, InventorySplicesTheSourcesAndTheirDigest) {

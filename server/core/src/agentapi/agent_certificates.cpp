@@ -76,7 +76,10 @@ Status AgentCertificates::check_renewal(const std::string& agent_id) const {
         return Status::PermissionDenied("this agent's certificate " + (*newest)->serial_hex +
                                         " was revoked: it gets no new one; enroll the host again");
     }
-    if (*newest && clock_.now_ms() - (*newest)->issued_at_ms < kRenewalSpacingMs) {
+    // The spacing holds back repeats from the key issuing now; a certificate
+    // from an older key (a rotation started) is replaced at once.
+    if (*newest && (*newest)->issuer_key_id == ca_->trust()->issuing_key_id() &&
+        clock_.now_ms() - (*newest)->issued_at_ms < kRenewalSpacingMs) {
         return Status::ResourceExhausted("a certificate was issued to this agent less than " +
                                          std::to_string(kRenewalSpacingMs / 1000) +
                                          " s ago; retry later");

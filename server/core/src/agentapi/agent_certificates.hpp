@@ -17,7 +17,8 @@
 
 namespace yuzu::agentapi {
 
-// One renewal per agent in this long; a faster one is answered 429.
+// One renewal per agent in this long from the same signing key; a faster
+// one is answered 429.
 inline constexpr int64_t kRenewalSpacingMs = 60'000;
 
 class AgentCertificates {
@@ -51,7 +52,8 @@ class AgentCertificates {
     // Whether the agent may be issued a new certificate now:
     // PermissionDenied when its newest certificate was revoked (a revoked
     // agent does not get a fresh one by asking; it is enrolled again),
-    // ResourceExhausted when it got one less than kRenewalSpacingMs ago.
+    // ResourceExhausted when it got one from the key issuing now less than
+    // kRenewalSpacingMs ago.
     Status check_renewal(const std::string& agent_id) const;
 
   private:

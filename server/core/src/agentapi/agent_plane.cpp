@@ -171,6 +171,10 @@ class AgentPlane {
 
     void set_result_sink(fleet::CommandResultSink sink) { ingest_.set_sink(std::move(sink)); }
     void on_ready(const std::string& agent_id) { parking_.on_ready(agent_id); }
+    void shut_out(const std::string& agent_id) {
+        parking_.refuse(agent_id, 401,
+                        http::error_body(401, "the client certificate is revoked", ""));
+    }
     // Commands given up after too many deliveries, for the dropped counter.
     uint64_t abandoned() const { return ctx_.fleet.commands().abandoned(); }
     metrics::Counter& abandoned_counter() { return dropped_.Add({{"reason", "abandoned"}}); }
@@ -719,6 +723,7 @@ std::shared_ptr<AgentPlaneHandle> register_agent_plane_routes(http::HttpServer& 
             plane_->set_result_sink(std::move(sink));
         }
         void stop() override { plane_->stop(); }
+        void shut_out(const std::string& agent_id) override { plane_->shut_out(agent_id); }
 
       private:
         std::shared_ptr<AgentPlane> plane_;

@@ -74,6 +74,19 @@ void PollParking::on_ready(const std::string& agent_id) {
     wake_.notify_one();
 }
 
+void PollParking::refuse(const std::string& agent_id, int status, const std::string& body) {
+    Held held;
+    {
+        std::lock_guard lock(mu_);
+        auto it = held_.find(agent_id);
+        if (it == held_.end()) return;
+        held = std::move(it->second);
+        held_.erase(it);
+    }
+    (void)run_guarded("agent.poll_parking",
+                      [&held, status, &body] { held.reply->send_json(status, body); });
+}
+
 void PollParking::stop() {
     std::unordered_map<std::string, Held> held;
     {

@@ -55,6 +55,9 @@ class PollParking {
               std::chrono::milliseconds wait);
     // The CommandQueue's ready listener: the agent has a new command.
     void on_ready(const std::string& agent_id);
+    // Answers the agent's held poll, if any, with `status` and `body` at once
+    // (an agent shut out: its certificate was revoked).
+    void refuse(const std::string& agent_id, int status, const std::string& body);
     // Answers every held poll (empty lists), refuses later ones, joins the
     // thread. Idempotent.
     void stop();

@@ -164,6 +164,13 @@ Status ServerApp::wire_fleet(Parts& p) {
     p.agent_plane->client_certs =
         agentapi::parse_client_cert_mode(c.agent_mtls).value_or(agentapi::ClientCertMode::kOff);
     p.agent_plane_handle = agentapi::register_agent_plane_routes(*p.agent_listener, *p.agent_plane);
+    // A revoked agent's held poll would keep it connected until the poll's
+    // wait ends; it is answered at once instead.
+    p.ca->set_revocation_listener([handle = std::weak_ptr<agentapi::AgentPlaneHandle>(
+                                       p.agent_plane_handle)](const pki::IssuedCertificate& cert) {
+        if (cert.purpose != pki::Purpose::kAgent) return;
+        if (auto h = handle.lock()) h->shut_out(cert.agent_id);
+    });
     return Status::Ok();
 }
 

@@ -293,15 +293,33 @@ Result<IssuedCertificate> CertificateAuthority::revoke(const std::string& serial
         return Status::InvalidArgument("reason is over " +
                                        std::to_string(kMaxRevocationReasonBytes) + " bytes");
     }
+    auto revoked = revoke_locked(*normalized, reason);
+    if (!revoked.ok()) return revoked;
+    RevocationListener listener;
+    {
+        std::lock_guard lock(trust_mu_);
+        listener = on_revoked_;
+    }
+    if (listener) listener(*revoked);
+    return revoked;
+}
+
+void CertificateAuthority::set_revocation_listener(RevocationListener listener) {
+    std::lock_guard lock(trust_mu_);
+    on_revoked_ = std::move(listener);
+}
+
+Result<IssuedCertificate> CertificateAuthority::revoke_locked(const std::string& serial,
+                                                              const std::string& reason) {
     std::lock_guard lock(mu_);
     IssuedCertificate revoked;
     {
         auto conn = db_->lock();
-        auto found = find_certificate(conn, *normalized);
+        auto found = find_certificate(conn, serial);
         if (!found.ok()) return found.status();
-        if (!*found) return Status::NotFound("no certificate with serial " + *normalized);
+        if (!*found) return Status::NotFound("no certificate with serial " + serial);
         if ((*found)->revoked()) {
-            return Status::FailedPrecondition("certificate " + *normalized + " is already revoked");
+            return Status::FailedPrecondition("certificate " + serial + " is already revoked");
         }
         revoked = std::move(**found);
         revoked.revoked_at_ms = clock_.now_ms();

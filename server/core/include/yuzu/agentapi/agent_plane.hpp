@@ -75,6 +75,10 @@ class AgentPlaneHandle {
     // executions module is open; until then results are matched against
     // the command queue only.
     virtual void set_result_sink(fleet::CommandResultSink sink) = 0;
+    // The agent's certificate was revoked: its held poll is answered 401 at
+    // once, so it stops counting as connected (its next connection fails
+    // the handshake).
+    virtual void shut_out(const std::string& agent_id) = 0;
     // Answers every held poll and writes the results waiting; call before
     // the execution store closes. Later polls and results get 503.
     virtual void stop() = 0;

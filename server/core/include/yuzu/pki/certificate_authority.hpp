@@ -22,6 +22,7 @@
 #include <openssl/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -144,6 +145,10 @@ class CertificateAuthority {
     // returns. NotFound (unknown serial); FailedPrecondition (already
     // revoked). The answer is the revoked record.
     Result<IssuedCertificate> revoke(const std::string& serial_hex, const std::string& reason);
+    // Called after each revocation is in force (the new CRL published), on
+    // the revoking thread, outside the CA's locks. Set once, before serving.
+    using RevocationListener = std::function<void(const IssuedCertificate&)>;
+    void set_revocation_listener(RevocationListener listener);
 
     Result<CertificatePage> list(const ListFilter& filter) const;
     Result<IssuedCertificate> find(const std::string& serial_hex) const;
@@ -186,6 +191,7 @@ class CertificateAuthority {
     Status publish_trust();
     Status republish_crl_locked(int generation);
     Result<Issued> issue_locked(const IssueRequest& request, EVP_PKEY* subject_key);
+    Result<IssuedCertificate> revoke_locked(const std::string& serial, const std::string& reason);
 
     PkiOptions options_;
     std::unique_ptr<store::Database> db_;
@@ -196,6 +202,7 @@ class CertificateAuthority {
     mutable std::mutex mu_;  // every write; the key rows and rotation state
     mutable std::mutex trust_mu_;
     std::shared_ptr<const TrustSnapshot> trust_;  // guarded by trust_mu_
+    RevocationListener on_revoked_;               // guarded by trust_mu_
 };
 
 }  // namespace yuzu::pki
