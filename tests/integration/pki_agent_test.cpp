@@ -58,6 +58,13 @@ TEST(PkiAgent, AgentsEnrollOverMtlsRenewThroughARotationAndARevokedOneIsShutOut)
     ASSERT_TRUE(
         wait_for([&] { return f.online_count(f.admin_token) == 2; }, std::chrono::seconds(30)))
         << read_text(state.string() + ".log");
+    // Enrolled agents count as seen before they have written their files.
+    ASSERT_TRUE(wait_for(
+        [&] {
+            return std::filesystem::exists(state / "agent-0" / "identity.json") &&
+                   std::filesystem::exists(state / "agent-1" / "identity.json");
+        },
+        std::chrono::seconds(10)));
     for (const char* id : {"agent-0", "agent-1"}) {
         struct stat st {};
         ASSERT_EQ(::stat((state / id / "client.key").c_str(), &st), 0) << id;

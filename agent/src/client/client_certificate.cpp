@@ -20,6 +20,12 @@
 namespace yuzu::agent {
 namespace {
 
+// No password is ever supplied: an "encrypted" PEM fails to read instead of
+// OpenSSL prompting on the terminal.
+int no_pem_password(char*, int, int, void*) {
+    return 0;
+}
+
 namespace fs = std::filesystem;
 
 constexpr size_t kMaxPemFileBytes = 256 * 1024;
@@ -140,7 +146,8 @@ Result<PkeyPtr> load_key_file(const fs::path& path) {
     auto text = read_small_file(path);
     if (!text.ok()) return text.status();
     BioPtr bio(BIO_new_mem_buf(text->data(), static_cast<int>(text->size())));
-    PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+    PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, no_pem_password, nullptr)
+                    : nullptr);
     OPENSSL_cleanse(text->data(), text->size());
     if (!key) {
         ERR_clear_error();  // its text may quote the file
@@ -177,7 +184,7 @@ Result<std::vector<X509Ptr>> parse_certificates(std::string_view pem) {
     if (!bio) return Status::Internal("cannot allocate a BIO: " + openssl_error());
     std::vector<X509Ptr> certs;
     for (;;) {
-        X509Ptr cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+        X509Ptr cert(PEM_read_bio_X509(bio.get(), nullptr, no_pem_password, nullptr));
         if (cert) {
             certs.push_back(std::move(cert));
             continue;

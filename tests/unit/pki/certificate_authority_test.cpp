@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <sqlite3.h>
 
 #include <array>
 #include <fstream>
@@ -277,6 +278,53 @@ TEST(SerialHex, NormalizesCaseAndRefusesNonHex) {
     EXPECT_FALSE(normalize_serial_hex("").has_value());
     EXPECT_FALSE(normalize_serial_hex("12 34").has_value());
     EXPECT_FALSE(normalize_serial_hex(std::string(65, 'A')).has_value());
+}
+
+}  // namespace
+}  // namespace yuzu::pki
+
+namespace yuzu::pki {
+namespace {
+
+void run_sql(const std::filesystem::path& db, const std::string& sql) {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+    char* err = nullptr;
+    EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+    sqlite3_free(err);
+    sqlite3_close(h);
+}
+
+TEST_F(CertificateAuthorityTest, AGenerationLeftWithoutItsCrlIsRepairedAtOpen) {
+    Issued a = issue_agent("agent-a");
+    ca_.reset();
+    run_sql(dir_ / kPkiDbFile, "DELETE FROM crls");
+    ca_ = open_ca();
+    ASSERT_NE(ca_, nullptr);
+    EXPECT_TRUE(verify(a.certificate.certificate_pem).ok());
+}
+
+TEST_F(CertificateAuthorityTest, ARevocationNewerThanItsCrlIsPublishedByTheNextRefresh) {
+    Issued a = issue_agent("agent-a");
+    clock_.advance_ms(1000);
+    // As a revocation whose republish failed leaves it: the row, not the CRL.
+    run_sql(dir_ / kPkiDbFile,
+            "UPDATE certificates SET revoked_at_ms = " + std::to_string(clock_.now_ms()) +
+                " WHERE serial_hex = '" + a.certificate.serial_hex + "'");
+    EXPECT_TRUE(verify(a.certificate.certificate_pem).ok());
+    auto refreshed = ca_->refresh_crls();
+    ASSERT_TRUE(refreshed.ok());
+    EXPECT_EQ(*refreshed, 1);
+    EXPECT_FALSE(verify(a.certificate.certificate_pem).ok());
+}
+
+TEST_F(CertificateAuthorityTest, AnEncryptedPemHeaderIsRefusedWithoutAPasswordPrompt) {
+    std::string csr = make_test_key().csr_pem;
+    const std::string header = "-----BEGIN CERTIFICATE REQUEST-----\n";
+    csr.insert(
+        header.size(),
+        "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00000000000000000000000000000000\n\n");
+    EXPECT_EQ(CertificateAuthority::check_csr(csr).code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -55,8 +55,17 @@ Status AgentCertificates::check_peer(const std::string& agent_id) const {
     }
     // The handshake checked the CRL of its moment; a connection kept alive
     // across a revocation is refused at its next request.
-    if (ca_->trust()->lists_revoked(peer->serial_hex)) {
+    const auto trust = ca_->trust();
+    if (trust->lists_revoked(peer->serial_hex)) {
         return Status::Unauthenticated("the client certificate is revoked");
+    }
+    // Likewise for a rotation confirmed, or a certificate expired, since
+    // the handshake.
+    if (trust->generation_of_issuer(peer->issuer_key_id) == 0) {
+        return Status::Unauthenticated("the client certificate's signing key is no longer trusted");
+    }
+    if (peer->not_after_ms <= clock_.now_ms()) {
+        return Status::Unauthenticated("the client certificate has expired");
     }
     return Status::Ok();
 }

@@ -165,12 +165,19 @@ Status ServerApp::wire_fleet(Parts& p) {
         agentapi::parse_client_cert_mode(c.agent_mtls).value_or(agentapi::ClientCertMode::kOff);
     p.agent_plane_handle = agentapi::register_agent_plane_routes(*p.agent_listener, *p.agent_plane);
     // A revoked agent's held poll would keep it connected until the poll's
-    // wait ends; it is answered at once instead.
-    p.ca->set_revocation_listener([handle = std::weak_ptr<agentapi::AgentPlaneHandle>(
-                                       p.agent_plane_handle)](const pki::IssuedCertificate& cert) {
-        if (cert.purpose != pki::Purpose::kAgent) return;
-        if (auto h = handle.lock()) h->shut_out(cert.agent_id);
-    });
+    // wait ends; it is answered at once instead, where the agent cannot carry
+    // on without that certificate (required mode) and only when it is the
+    // agent's current one (a superseded certificate's revocation leaves the
+    // agent alone).
+    const bool required = p.agent_plane->client_certs == agentapi::ClientCertMode::kRequired;
+    p.ca->set_revocation_listener(
+        [handle = std::weak_ptr<agentapi::AgentPlaneHandle>(p.agent_plane_handle), ca = p.ca.get(),
+         required](const pki::IssuedCertificate& cert) {
+            if (!required || cert.purpose != pki::Purpose::kAgent) return;
+            auto current = ca->newest_for_agent(cert.agent_id);
+            if (current.ok() && *current && (*current)->issued_at_ms >= cert.issued_at_ms) return;
+            if (auto h = handle.lock()) h->shut_out(cert.agent_id);
+        });
     return Status::Ok();
 }
 
@@ -361,7 +368,7 @@ Status ServerApp::wire_pki(Parts& p) {
                  (std::filesystem::path(c.data_dir) / pki::kRootCertificateFile).string());
     if (p.agent_tls) YUZU_RETURN_IF_ERROR(p.agent_tls->attach(*p.ca));
     p.pki_maintenance = std::make_unique<PeriodicTask>(
-        "pki-maintenance", std::chrono::hours(1),
+        "pki-maintenance", std::chrono::seconds(pki::kMaintenancePeriodS),
         [ca = p.ca.get(), tls = p.agent_tls.get()]() -> Status {
             auto crls = ca->refresh_crls();
             if (!crls.ok()) return crls.status();

@@ -77,8 +77,15 @@ Result<RotationStatus> CertificateAuthority::start_rotation(const std::string& b
     }
     auto status = rotation_status();
     if (!status.ok()) return status.status();
-    YUZU_RETURN_IF_ERROR(republish_crl_locked(status->to_generation));
-    YUZU_RETURN_IF_ERROR(publish_trust());
+    Status published = republish_crl_locked(status->to_generation);
+    if (published.ok()) published = publish_trust();
+    if (!published.ok()) {
+        // No half-made generation stays behind (load() also repairs one a
+        // crash left without its CRL).
+        auto conn = db_->lock();
+        (void)delete_key(conn, status->to_generation);
+        return published;
+    }
     return status;
 }
 
@@ -147,7 +154,11 @@ Result<int> CertificateAuthority::refresh_crls(bool force) {
             if (r.state != kStateActive && r.state != kStatePending) continue;
             auto crl = read_crl(conn, r.generation);
             if (!crl.ok()) return crl.status();
-            if (force || !*crl || now - (*crl)->published_at_ms >= kCrlRepublishAfterS * 1000) {
+            // A revocation whose republish failed is newer than the CRL.
+            auto revoked = latest_revocation_ms(conn, r.key_id);
+            if (!revoked.ok()) return revoked.status();
+            if (force || !*crl || now - (*crl)->published_at_ms >= kCrlRepublishAfterS * 1000 ||
+                *revoked > (*crl)->published_at_ms) {
                 due.push_back(r.generation);
             }
         }

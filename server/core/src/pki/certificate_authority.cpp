@@ -118,6 +118,21 @@ Status CertificateAuthority::load() {
         }
     }
     std::lock_guard lock(mu_);
+    // A generation whose first CRL was never written (a crash inside a
+    // rotation start) gets it now, rather than failing every start.
+    std::vector<int> missing;
+    {
+        auto conn = db_->lock();
+        auto rows = read_keys(conn);
+        if (!rows.ok()) return rows.status();
+        for (const KeyRow& r : *rows) {
+            if (r.state != kStateActive && r.state != kStatePending) continue;
+            auto crl = read_crl(conn, r.generation);
+            if (!crl.ok()) return crl.status();
+            if (!*crl) missing.push_back(r.generation);
+        }
+    }
+    for (int g : missing) YUZU_RETURN_IF_ERROR(republish_crl_locked(g));
     return publish_trust();
 }
 

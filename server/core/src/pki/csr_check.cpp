@@ -23,14 +23,15 @@ Result<PkeyPtr> csr_key(const std::string& csr_pem) {
         size_t len = 0;
         if (EVP_PKEY_get_utf8_string_param(key.get(), "group", group, sizeof(group), &len) != 1 ||
             (std::string_view(group) != "prime256v1" && std::string_view(group) != "secp384r1")) {
-            return Status::InvalidArgument("csr key must be EC P-256 or P-384, or RSA >= 2048");
+            return Status::InvalidArgument("csr key must be EC P-256 or P-384, or RSA 2048..8192");
         }
     } else if (type == EVP_PKEY_RSA) {
-        if (EVP_PKEY_get_bits(key.get()) < 2048) {
-            return Status::InvalidArgument("csr RSA key is shorter than 2048 bits");
+        const int bits = EVP_PKEY_get_bits(key.get());
+        if (bits < 2048 || bits > 8192) {
+            return Status::InvalidArgument("csr RSA key must be 2048 to 8192 bits");
         }
     } else {
-        return Status::InvalidArgument("csr key must be EC P-256 or P-384, or RSA >= 2048");
+        return Status::InvalidArgument("csr key must be EC P-256 or P-384, or RSA 2048..8192");
     }
     return key;
 }

@@ -51,6 +51,10 @@ bool single_pem(std::string_view pem, std::string_view label) {
 
 }  // namespace
 
+int no_pem_password(char*, int, int, void*) {
+    return 0;
+}
+
 std::string openssl_error() {
     const unsigned long e = ERR_get_error();
     ERR_clear_error();
@@ -66,14 +70,15 @@ PkeyPtr generate_ec_key() {
 
 Result<X509Ptr> parse_certificate(std::string_view pem) {
     BioPtr bio = memory_bio(pem);
-    X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+    X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, no_pem_password, nullptr) : nullptr);
     if (!cert) return Status::InvalidArgument("certificate does not parse: " + openssl_error());
     return cert;
 }
 
 Result<X509CrlPtr> parse_crl(std::string_view pem) {
     BioPtr bio = memory_bio(pem);
-    X509CrlPtr crl(bio ? PEM_read_bio_X509_CRL(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+    X509CrlPtr crl(bio ? PEM_read_bio_X509_CRL(bio.get(), nullptr, no_pem_password, nullptr)
+                       : nullptr);
     if (!crl) return Status::InvalidArgument("CRL does not parse: " + openssl_error());
     return crl;
 }
@@ -87,7 +92,8 @@ Result<X509ReqPtr> parse_csr(std::string_view pem) {
             "csr must be one PEM \"CERTIFICATE REQUEST\" block and nothing else");
     }
     BioPtr bio = memory_bio(pem);
-    X509ReqPtr req(bio ? PEM_read_bio_X509_REQ(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+    X509ReqPtr req(bio ? PEM_read_bio_X509_REQ(bio.get(), nullptr, no_pem_password, nullptr)
+                       : nullptr);
     if (!req) return Status::InvalidArgument("csr does not parse: " + openssl_error());
     return req;
 }
@@ -116,7 +122,8 @@ Result<std::string> private_key_pem(EVP_PKEY* key) {
 
 Result<PkeyPtr> parse_private_key(std::string_view pem) {
     BioPtr bio = memory_bio(pem);
-    PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+    PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, no_pem_password, nullptr)
+                    : nullptr);
     if (!key) return Status::Internal("a sealed CA key does not parse: " + openssl_error());
     return key;
 }

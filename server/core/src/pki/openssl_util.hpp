@@ -34,6 +34,11 @@ using AsnIntegerPtr = std::unique_ptr<ASN1_INTEGER, Deleter<ASN1_INTEGER_free>>;
 using AsnTimePtr = std::unique_ptr<ASN1_TIME, Deleter<ASN1_TIME_free>>;
 using BignumPtr = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
 
+// A PEM password callback that supplies none: a PEM block with an
+// "encrypted" header fails to read instead of OpenSSL's default callback
+// prompting on the terminal.
+int no_pem_password(char* buf, int size, int rwflag, void* user);
+
 // The oldest queued OpenSSL error as text (the queue is cleared), or
 // "unknown OpenSSL error".
 std::string openssl_error();

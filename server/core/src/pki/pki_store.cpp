@@ -297,6 +297,16 @@ Result<std::vector<std::pair<std::string, int64_t>>> revoked_by_issuer(
     return out;
 }
 
+Result<int64_t> latest_revocation_ms(store::Conn& conn, const std::string& issuer_key_id) {
+    auto stmt = conn.prepare(
+        "SELECT COALESCE(MAX(revoked_at_ms), 0) FROM certificates WHERE issuer_key_id = ?");
+    if (!stmt.ok()) return stmt.status();
+    stmt->bind(1, issuer_key_id);
+    auto row = stmt->step();
+    if (!row.ok()) return row.status();
+    return *row ? stmt->column_int64(0) : 0;
+}
+
 Result<int64_t> count_valid(store::Conn& conn, const std::string& issuer_key_id, int64_t now_ms,
                             bool agents_only) {
     auto stmt = conn.prepare(

@@ -64,6 +64,8 @@ Result<int64_t> count_agents_not_renewed(store::Conn& conn, const std::string& o
 // Serials revoked among what the key with `issuer_key_id` issued.
 Result<std::vector<std::pair<std::string, int64_t>>> revoked_by_issuer(
     store::Conn& conn, const std::string& issuer_key_id);
+// When the last certificate of `issuer_key_id` was revoked (0: none).
+Result<int64_t> latest_revocation_ms(store::Conn& conn, const std::string& issuer_key_id);
 // Unrevoked certificates of `issuer_key_id` still valid at now_ms (agent
 // ones only when `agents_only`).
 Result<int64_t> count_valid(store::Conn& conn, const std::string& issuer_key_id, int64_t now_ms,

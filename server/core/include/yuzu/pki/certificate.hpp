@@ -30,6 +30,9 @@ inline constexpr int64_t kCodeSigningLifetimeS = int64_t{365} * 86400;
 // CRLs lapse (an expired CRL makes every handshake fail, by design).
 inline constexpr int64_t kCrlLifetimeS = int64_t{7} * 86400;
 inline constexpr int64_t kCrlRepublishAfterS = 86400;
+// How often the server's maintenance pass refreshes CRLs and renews its own
+// agent-plane certificate.
+inline constexpr int64_t kMaintenancePeriodS = 300;
 
 // Bounds on caller input.
 inline constexpr size_t kMaxCsrBytes = 16 * 1024;

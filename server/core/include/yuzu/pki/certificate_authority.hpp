@@ -130,7 +130,8 @@ class CertificateAuthority {
     CertificateAuthority& operator=(const CertificateAuthority&) = delete;
 
     // Signs the CSR's key with the active generation. InvalidArgument for a
-    // CSR that does not parse, is too large, is not EC P-256 / RSA >= 2048,
+    // CSR that does not parse, is too large, is not EC P-256/P-384 or RSA
+    // 2048..8192,
     // or whose signature does not verify; or a bad common name.
     Result<Issued> issue(const IssueRequest& request);
     // The CSR checks of issue() alone, so a caller can refuse a bad CSR
@@ -177,8 +178,9 @@ class CertificateAuthority {
     Status check_rotation_pending(int to_generation) const;
 
     // Republishes every trusted generation's CRL older than
-    // kCrlRepublishAfterS (all of them when `force`); the periodic
-    // maintenance pass calls it. The number republished.
+    // kCrlRepublishAfterS or older than its latest revocation (a republish
+    // that failed), all of them when `force`; the maintenance pass calls it
+    // every kMaintenancePeriodS. The number republished.
     Result<int> refresh_crls(bool force = false);
     // The current CRL of a trusted generation, PEM. NotFound.
     Result<std::string> crl_pem(int generation) const;
