@@ -5,6 +5,8 @@
 
 #include <cassert>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -19,10 +21,20 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kMemoryPath = ":memory:";
 
-// Conns (on any Database) whose mutex this thread holds. Non-zero makes
+// Databases whose mutex this thread holds, through its Conns. Any makes
 // lock() defer its wait to the new Conn's first use (database.hpp, "Lock
-// order"). A Conn never changes threads, so a thread-local count is exact.
+// order"). A Conn never changes threads, so a thread-local list is exact.
+// Conns that are really used together nest only a few deep.
+constexpr int kMaxHeld = 8;
+thread_local const Database* t_held[kMaxHeld];
 thread_local int t_conns_held = 0;
+
+// The cache key: the SQL without the trailing whitespace and ';' that
+// prepare() accepts, so sqlite3_sql()'s text and the caller's text agree.
+std::string_view cache_key(std::string_view sql) {
+    const size_t end = sql.find_last_not_of(" \t\r\n;");
+    return end == std::string_view::npos ? std::string_view{} : sql.substr(0, end + 1);
+}
 
 std::string errno_text(int err) {
     return std::strerror(err);
@@ -95,7 +107,8 @@ Status configure(Database& db, const OpenOptions& options) {
                                               ": journal_mode stays '" + *mode + "' instead of '" +
                                               expected + "' (does the file system support WAL?)");
         }
-        YUZU_RETURN_IF_ERROR(conn.exec("PRAGMA synchronous=NORMAL"));
+        YUZU_RETURN_IF_ERROR(conn.exec(options.sync_every_commit ? "PRAGMA synchronous=FULL"
+                                                                 : "PRAGMA synchronous=NORMAL"));
     } else {
         YUZU_RETURN_IF_ERROR(conn.exec("PRAGMA query_only=ON"));
     }
@@ -139,6 +152,16 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path,
     sqlite3_busy_handler(handle, &internal::busy_handler, &db->busy_);
     Status configured = configure(*db, options);
     if (!configured.ok()) return configured;
+    if (!options.read_only && path != kMemoryPath) {
+        for (int i = 0; i < options.read_connections; ++i) {
+            OpenOptions reader = options;
+            reader.read_only = true;
+            reader.read_connections = 0;
+            auto r = Database::open(path, reader);
+            if (!r.ok()) return r.status();
+            db->readers_.push_back(std::move(r).value());
+        }
+    }
     return db;
 }
 
@@ -146,6 +169,7 @@ Database::Database(std::string path, sqlite3* handle) : path_(std::move(path)), 
 
 Database::~Database() {
     assert(!held_by_current_thread() && "Database destroyed while a Conn is alive");
+    for (auto& [sql, stmt] : stmt_cache_) sqlite3_finalize(stmt);
     // close_v2 defers the close until outstanding Statements are finalized.
     sqlite3_close_v2(handle_);
 }
@@ -159,10 +183,69 @@ Conn Database::lock() {
     return Conn(*this, /*defer=*/t_conns_held > 0);
 }
 
+bool Database::held_here(const Database* db) {
+    for (int i = 0; i < t_conns_held; ++i) {
+        if (t_held[i] == db) return true;
+    }
+    return false;
+}
+
+sqlite3_stmt* Database::take_cached(std::string_view sql) {
+    assert(held_by_current_thread());
+    auto it = stmt_cache_.find(cache_key(sql));
+    if (it == stmt_cache_.end()) return nullptr;
+    sqlite3_stmt* stmt = it->second;
+    stmt_cache_.erase(it);
+    return stmt;
+}
+
+bool Database::keep_for_reuse(sqlite3_stmt* stmt) {
+    assert(held_by_current_thread());
+    // A Database at the address of a closed one must not adopt its statement.
+    if (sqlite3_db_handle(stmt) != handle_) return false;
+    if (stmt_cache_.size() >= kStatementCacheSize) return false;
+    const char* sql = sqlite3_sql(stmt);
+    if (sql == nullptr) return false;
+    const std::string_view key = cache_key(sql);
+    if (key.empty() || stmt_cache_.find(key) != stmt_cache_.end()) return false;
+    // Drop the last run's row cursor, locks and values before it waits.
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+    stmt_cache_.emplace(std::string(key), stmt);
+    return true;
+}
+
+Conn Database::read() {
+    if (readers_.empty()) return lock();
+    // Spread threads over the readers; a thread keeps its slot, so its
+    // statements stay warm in that reader's cache.
+    static std::atomic<size_t> next_slot{0};
+    thread_local const size_t slot = next_slot.fetch_add(1, std::memory_order_relaxed);
+    const size_t n = readers_.size();
+    const size_t first = slot % n;
+    // Holding another Conn: wait at first use, as lock() does ("Lock order").
+    if (t_conns_held > 0) return readers_[first]->lock();
+    for (size_t i = 0; i < n; ++i) {
+        Database& r = *readers_[(first + i) % n];
+        if (r.mu_.try_lock()) return Conn(r, std::adopt_lock);
+    }
+    return readers_[first]->lock();
+}
+
 // ---- Conn ------------------------------------------------------------------
 
 Conn::Conn(Database& db, bool defer) : db_(&db), lock_(db.mu_, std::defer_lock) {
     if (!defer) acquire();
+}
+
+Conn::Conn(Database& db, std::adopt_lock_t) : db_(&db), lock_(db.mu_, std::adopt_lock) {
+    // acquire()'s bookkeeping for a mutex already held.
+    if (t_conns_held == kMaxHeld) {
+        std::fprintf(stderr, "yuzu store: more than %d Conns held on one thread\n", kMaxHeld);
+        std::abort();
+    }
+    db.owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    t_held[t_conns_held++] = &db;
 }
 
 Conn::Conn(Conn&& other) noexcept
@@ -186,9 +269,14 @@ void Conn::acquire() const {
     if (lock_.owns_lock()) return;
     assert(!db_->held_by_current_thread() &&
            "a second Conn on one Database used on the thread holding the first would deadlock");
+    if (t_conns_held == kMaxHeld) {
+        // A design bound, not an input: no code path nests this deep.
+        std::fprintf(stderr, "yuzu store: more than %d Conns held on one thread\n", kMaxHeld);
+        std::abort();
+    }
     lock_.lock();
     db_->owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
-    ++t_conns_held;
+    t_held[t_conns_held++] = db_;
 }
 
 void Conn::release() {
@@ -202,7 +290,13 @@ void Conn::release() {
     db_->begin_failure_ = Status::Ok();
     db_->owner_.store(std::thread::id(), std::memory_order_relaxed);
     lock_.unlock();
-    --t_conns_held;
+    // Conns are usually given up in reverse order, but need not be.
+    for (int i = 0; i < t_conns_held; ++i) {
+        if (t_held[i] == db_) {
+            t_held[i] = t_held[--t_conns_held];
+            break;
+        }
+    }
     db_ = nullptr;
 }
 
@@ -212,10 +306,18 @@ const std::string& Conn::path() const {
     return db_->path_;
 }
 
+size_t Conn::cached_statements() const {
+    acquire();
+    return db_->stmt_cache_.size();
+}
+
 Result<Statement> Conn::prepare(std::string_view sql) & {
     acquire();
     if (sql.empty()) return Status::Internal("prepare on " + db_->path_ + ": the SQL is empty");
     assert(sql.size() < static_cast<size_t>(INT32_MAX));
+    if (sqlite3_stmt* cached = db_->take_cached(sql)) {
+        return Statement(db_, cached, /*reusable=*/true);
+    }
     sqlite3_stmt* raw = nullptr;
     const char* tail = nullptr;
     int rc =
@@ -226,7 +328,7 @@ Result<Statement> Conn::prepare(std::string_view sql) & {
         return Status::Internal("prepare on " + db_->path_ + ": the SQL holds no statement [SQL: " +
                                 internal::sql_excerpt(sql) + "]");
     }
-    Statement stmt(db_, raw);
+    Statement stmt(db_, raw, /*reusable=*/true);
 
     // Refuse a second statement rather than silently ignore it.
     const std::string_view rest(tail, static_cast<size_t>(sql.data() + sql.size() - tail));

@@ -10,28 +10,43 @@
 
 namespace yuzu::store {
 
-Statement::Statement(Database* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+Statement::Statement(Database* db, sqlite3_stmt* stmt, bool reusable)
+    : db_(db), stmt_(stmt), reusable_(reusable) {}
 
 Statement::Statement(Statement&& other) noexcept
     : db_(std::exchange(other.db_, nullptr)),
       stmt_(std::exchange(other.stmt_, nullptr)),
       bind_error_(std::move(other.bind_error_)),
-      has_row_(std::exchange(other.has_row_, false)) {}
+      has_row_(std::exchange(other.has_row_, false)),
+      reusable_(std::exchange(other.reusable_, false)) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
     if (this != &other) {
-        sqlite3_finalize(stmt_);
+        release();
         db_ = std::exchange(other.db_, nullptr);
         stmt_ = std::exchange(other.stmt_, nullptr);
         bind_error_ = std::move(other.bind_error_);
         has_row_ = std::exchange(other.has_row_, false);
+        reusable_ = std::exchange(other.reusable_, false);
     }
     return *this;
 }
 
-// The connection is opened FULLMUTEX, so finalizing without our lock is safe.
 Statement::~Statement() {
+    release();
+}
+
+// Only a thread holding the Conn may touch the cache, and holding it proves
+// the Database is alive. Otherwise finalize: the connection is opened
+// FULLMUTEX, so that is safe without our lock, even after the Database.
+void Statement::release() {
+    if (stmt_ == nullptr) return;
+    if (reusable_ && Database::held_here(db_) && db_->keep_for_reuse(stmt_)) {
+        stmt_ = nullptr;
+        return;
+    }
     sqlite3_finalize(stmt_);
+    stmt_ = nullptr;
 }
 
 std::string Statement::sql_excerpt() const {

@@ -23,6 +23,13 @@
 // the other way. Two Conns that are really used together still nest. A Conn
 // whose only job is to guard a kept Statement (statement.hpp) is therefore
 // taken while the thread holds no other Conn.
+//
+// Statement cache: prepare() hands out a compiled statement the same SQL
+// text left behind, when there is one. A Statement destroyed while its
+// thread still holds the Conn (the usual `auto stmt = conn.prepare(...)`
+// scope) is reset and kept for the next prepare() of that text instead of
+// being finalized. Compiling is most of the cost of a short query, so the
+// hot paths (token lookup, RBAC, the audit INSERT) skip it.
 #pragma once
 
 #include <atomic>
@@ -32,6 +39,8 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
 #include "yuzu/common/status.hpp"
 #include "yuzu/store/busy_stats.hpp"
@@ -39,6 +48,7 @@
 #include "yuzu/store/transaction.hpp"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace yuzu::store {
 
@@ -49,6 +59,15 @@ struct OpenOptions {
     // written by thousands of agents (fleet.db) keeps its hot index pages
     // here instead of reading them back from the OS on every write.
     int cache_kib = 0;
+    // synchronous=FULL instead of NORMAL: every commit is fsynced before it
+    // returns, so a committed row survives a power loss, not only a crash of
+    // the process. For a store whose rows are promises (audit.db).
+    bool sync_every_commit = false;
+    // Read-only connections beside the one read-write connection, for
+    // read(): a store read on every request (auth.db) does not queue behind
+    // its writers. 0 = read() shares the read-write connection. Ignored for
+    // ":memory:", which cannot be shared between connections.
+    int read_connections = 0;
 };
 
 class Conn;
@@ -56,7 +75,8 @@ class Conn;
 class Database {
   public:
     // Opens (creating unless read_only) the database file at `path` and sets
-    // journal_mode=WAL, foreign_keys=ON, synchronous=NORMAL, and a busy
+    // journal_mode=WAL, foreign_keys=ON, synchronous=NORMAL (FULL with
+    // sync_every_commit), and a busy
     // handler that retries for busy_timeout_ms and counts (busy_stats.hpp).
     // A missing or unwritable directory fails with the path in the message.
     // The path ":memory:" opens a private in-memory database (for tests).
@@ -71,6 +91,12 @@ class Database {
     // When this thread already holds another Database's Conn, the wait moves
     // to the returned Conn's first use (see "Lock order" above).
     Conn lock();
+    // A Conn for reading only, on a free read connection when the store has
+    // them (OpenOptions::read_connections), else lock(). WAL lets readers
+    // and the writer run at once; a reader sees every transaction committed
+    // before its statement started. Not for reads that must see this
+    // thread's uncommitted writes: those run on the lock() Conn that wrote.
+    Conn read();
     const std::string& path() const { return path_; }
 
   private:
@@ -78,10 +104,25 @@ class Database {
     friend class Statement;
     friend class Transaction;
 
+    // At most this many compiled statements wait in the cache; beyond it a
+    // Statement is finalized as before. Stores use a few dozen SQL texts.
+    static constexpr size_t kStatementCacheSize = 64;
+
+    struct SqlHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view sql) const { return std::hash<std::string_view>{}(sql); }
+    };
+
     Database(std::string path, sqlite3* handle);
     bool held_by_current_thread() const {
         return owner_.load(std::memory_order_relaxed) == std::this_thread::get_id();
     }
+    // Whether the calling thread holds `db`'s Conn. Never dereferences `db`,
+    // so it is safe on a pointer whose Database may be gone.
+    static bool held_here(const Database* db);
+    // Both need mu_ held by the calling thread.
+    sqlite3_stmt* take_cached(std::string_view sql);
+    bool keep_for_reuse(sqlite3_stmt* stmt);
 
     const std::string path_;
     sqlite3* const handle_;       // owned; closed with sqlite3_close_v2
@@ -92,6 +133,10 @@ class Database {
     // Guarded by mu_:
     bool tx_open_ = false;  // a Transaction is alive on the current Conn
     Status begin_failure_;  // non-ok while a Transaction whose BEGIN failed lives
+    // Reset statements by SQL text (trailing whitespace and ';' trimmed).
+    std::unordered_map<std::string, sqlite3_stmt*, SqlHash, std::equal_to<>> stmt_cache_;
+    // The read-only connections read() hands out; fixed after open().
+    std::vector<std::unique_ptr<Database>> readers_;
 };
 
 // The lock guard through which all SQL runs. Movable, not copyable.
@@ -116,11 +161,16 @@ class Conn {
     Transaction transaction() &;
 
     const std::string& path() const;
+    // Compiled statements waiting in this connection's cache (for tests and
+    // the store's own checks; see "Statement cache").
+    size_t cached_statements() const;
 
   private:
     friend class Database;
     // Takes the mutex now, or at first use when `defer` (see "Lock order").
     Conn(Database& db, bool defer);
+    // Adopts db's mutex, which this thread has just taken with try_lock.
+    Conn(Database& db, std::adopt_lock_t);
     // Takes the mutex unless this Conn holds it already; every SQL method
     // starts here.
     void acquire() const;

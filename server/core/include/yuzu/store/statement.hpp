@@ -8,7 +8,9 @@
 // Thread-safety: not thread-safe. step()/run()/reset() must be called while
 // the calling thread holds the Database's Conn (asserted); a Statement may be
 // kept and reused across several lock() scopes of the same Database, and may
-// be destroyed at any time, even after its Database.
+// be destroyed at any time, even after its Database. One destroyed while its
+// thread holds the Conn goes back to the Database's statement cache
+// (database.hpp) rather than being finalized.
 #pragma once
 
 #include <cstddef>
@@ -80,7 +82,9 @@ class Statement {
 
   private:
     friend class Conn;
-    Statement(Database* db, sqlite3_stmt* stmt);
+    Statement(Database* db, sqlite3_stmt* stmt, bool reusable = false);
+    // Hands the compiled statement back to the cache, or finalizes it.
+    void release();
 
     int index_of(std::string_view name);
     Statement& record_bind(int rc, int index);
@@ -91,6 +95,7 @@ class Statement {
     sqlite3_stmt* stmt_ = nullptr;
     Status bind_error_;  // first failed bind, reported by step()
     bool has_row_ = false;
+    bool reusable_ = false;  // came from prepare(): the cache may keep it
 };
 
 // Steps `stmt` to the end and returns column 0 of every row as text (the
