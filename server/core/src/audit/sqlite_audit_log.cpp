@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <array>
+#include <cassert>
 #include <exception>
 #include <filesystem>
 #include <utility>
@@ -105,7 +108,7 @@ Result<AuditEvent> read_event(const store::Statement& stmt) {
 Result<std::unique_ptr<SqliteAuditLog>> SqliteAuditLog::open(const std::string& data_dir,
                                                              const Clock& clock) {
     const std::string path = (std::filesystem::path(data_dir) / kStoreName).string();
-    auto db = store::Database::open(path);
+    auto db = store::Database::open(path, store::OpenOptions{.sync_every_commit = true});
     if (!db.ok()) return db.status();
     YUZU_RETURN_IF_ERROR(store::apply_migrations(**db, kStoreName, audit_migrations(), clock));
     return std::unique_ptr<SqliteAuditLog>(new SqliteAuditLog(std::move(db).value(), clock));
@@ -120,36 +123,112 @@ const std::string& SqliteAuditLog::path() const {
     return db_->path();
 }
 
+Status SqliteAuditLog::insert_row(store::Conn& conn, const AuditEvent& event) {
+    auto stmt = conn.prepare(
+        "INSERT INTO audit_events(timestamp_ms, principal, principal_kind, action, "
+        "target_type, target_id, detail, source_ip, user_agent, result, correlation_id) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!stmt.ok()) return stmt.status();
+    return stmt->bind(1, event.timestamp_ms)
+        .bind(2, event.principal)
+        .bind(3, event.principal_kind)
+        .bind(4, event.action)
+        .bind(5, event.target_type)
+        .bind(6, event.target_id)
+        .bind(7, event.detail)
+        .bind(8, event.source_ip)
+        .bind(9, event.user_agent)
+        .bind(10, audit_result_name(event.result))
+        .bind(11, event.correlation_id)
+        .run();
+}
+
+void SqliteAuditLog::commit_batch(PendingRow* const* rows, size_t n) {
+    const auto what = [this](const AuditEvent& e) {
+        return "cannot record '" + e.action + "' in " + db_->path();
+    };
+    try {
+        auto conn = db_->lock();
+        // Each row on its own: an INSERT in autocommit mode is its own
+        // transaction, committed (and fsynced) when run() returns Ok.
+        const auto one_by_one = [&] {
+            for (size_t i = 0; i < n; ++i) {
+                const Status s = insert_row(conn, *rows[i]->event);
+                rows[i]->status = s.ok() ? s : with_context(s, what(*rows[i]->event));
+            }
+        };
+        if (n == 1) {
+            one_by_one();
+            return;
+        }
+        Status batch = Status::Ok();
+        {
+            auto tx = conn.transaction();
+            batch = tx.status();
+            for (size_t i = 0; i < n && batch.ok(); ++i) batch = insert_row(conn, *rows[i]->event);
+            if (batch.ok()) batch = tx.commit();
+        }  // a failed batch is rolled back here
+        if (batch.ok()) {
+            for (size_t i = 0; i < n; ++i) rows[i]->status = Status::Ok();
+            return;
+        }
+        spdlog::warn("audit: a group commit of {} rows in {} failed ({}); writing them one by one",
+                     n, db_->path(), batch.to_string());
+        one_by_one();
+    } catch (const std::exception& e) {  // allocation failure; keep the no-throw promise
+        for (size_t i = 0; i < n; ++i) {
+            rows[i]->status =
+                Status::Internal(std::string("audit: cannot record event: ") + e.what());
+        }
+    }
+}
+
 Status SqliteAuditLog::record(AuditEvent event) {
     try {
         apply_field_limits(event);
         if (event.timestamp_ms <= 0) event.timestamp_ms = clock_.now_ms();
-        const std::string what = "cannot record '" + event.action + "' in " + db_->path();
-
-        auto conn = db_->lock();
-        auto stmt = conn.prepare(
-            "INSERT INTO audit_events(timestamp_ms, principal, principal_kind, action, "
-            "target_type, target_id, detail, source_ip, user_agent, result, correlation_id) "
-            "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        if (!stmt.ok()) return with_context(stmt.status(), what);
-        stmt->bind(1, event.timestamp_ms)
-            .bind(2, event.principal)
-            .bind(3, event.principal_kind)
-            .bind(4, event.action)
-            .bind(5, event.target_type)
-            .bind(6, event.target_id)
-            .bind(7, event.detail)
-            .bind(8, event.source_ip)
-            .bind(9, event.user_agent)
-            .bind(10, audit_result_name(event.result))
-            .bind(11, event.correlation_id);
-        // One INSERT in autocommit mode is its own transaction: when run()
-        // returns Ok the row is committed.
-        const Status inserted = stmt->run();
-        return inserted.ok() ? inserted : with_context(inserted, what);
     } catch (const std::exception& e) {  // allocation failure; keep the no-throw promise
         return Status::Internal(std::string("audit: cannot record event: ") + e.what());
     }
+
+    PendingRow self;
+    self.event = &event;
+    std::unique_lock<std::mutex> lock(queue_mu_);
+    try {
+        queue_.push_back(&self);
+    } catch (const std::exception& e) {
+        return Status::Internal(std::string("audit: cannot record event: ") + e.what());
+    }
+    // Wait until a leader has committed this row, or this row is at the front
+    // and this caller leads the next commit.
+    self.cv.wait(lock, [&] { return self.done || queue_.front() == &self; });
+    if (self.done) return self.status;
+
+    // Leader: take every queued row up to the cap. Rows that arrive while the
+    // batch commits queue behind it and go in the next one.
+    std::array<PendingRow*, kMaxBatchRows> batch;
+    const size_t n = std::min(queue_.size(), kMaxBatchRows);
+    std::copy_n(queue_.begin(), n, batch.begin());
+    lock.unlock();
+    commit_batch(batch.data(), n);
+    lock.lock();
+    ++stats_.commits;
+    stats_.rows += n;
+    for (size_t i = 0; i < n; ++i) {
+        assert(queue_.front() == batch[i]);
+        queue_.pop_front();
+        if (batch[i] != &self) {
+            batch[i]->done = true;
+            batch[i]->cv.notify_one();
+        }
+    }
+    if (!queue_.empty()) queue_.front()->cv.notify_one();  // the next leader
+    return self.status;
+}
+
+SqliteAuditLog::GroupCommitStats SqliteAuditLog::group_commit_stats() const {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    return stats_;
 }
 
 Result<AuditPage> SqliteAuditLog::query(const AuditQuery& q) const {

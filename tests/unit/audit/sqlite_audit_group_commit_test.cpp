@@ -1,0 +1,165 @@
+// Group commit in SqliteAuditLog: concurrent record() calls share one
+// transaction (one fsync), every caller still returns only once its own row
+// is committed, and one failing row does not fail the rows batched with it.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/temp_dir.hpp"
+#include "yuzu/audit/sqlite_audit_log.hpp"
+#include "yuzu/store/database.hpp"
+#include "yuzu/store/statement.hpp"
+
+namespace yuzu::audit {
+namespace {
+
+using namespace std::chrono_literals;
+using yuzu::testing::TempDir;
+
+AuditEvent make_event(std::string action, std::string principal = "alice") {
+    AuditEvent e;
+    e.principal = std::move(principal);
+    e.principal_kind = "api_token";
+    e.action = std::move(action);
+    return e;
+}
+
+class GroupCommitTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        auto log = SqliteAuditLog::open(dir_.str());
+        ASSERT_TRUE(log.ok()) << log.status().to_string();
+        log_ = std::move(log).value();
+    }
+
+    // Another connection to audit.db, standing in for a second writer.
+    std::unique_ptr<store::Database> side() {
+        auto db = store::Database::open((dir_ / "audit.db").string());
+        EXPECT_TRUE(db.ok()) << db.status().to_string();
+        return db.ok() ? std::move(db).value() : nullptr;
+    }
+
+    int64_t rows_on_disk(const std::string& where = "1") {
+        auto db = side();
+        if (db == nullptr) return -1;
+        auto conn = db->lock();
+        auto stmt = conn.prepare("SELECT count(*) FROM audit_events WHERE " + where);
+        EXPECT_TRUE(stmt.ok()) << stmt.status().to_string();
+        if (!stmt.ok()) return -1;
+        auto row = stmt->step();
+        return row.ok() && *row ? stmt->column_int64(0) : -1;
+    }
+
+    // Holds audit.db's write lock from a side connection while `queue` runs,
+    // so the log's first writer waits on SQLite's busy handler and every
+    // record() made meanwhile queues behind it. Released after `settle`.
+    template <typename F>
+    void with_writer_blocked(F queue, std::chrono::milliseconds settle = 300ms) {
+        auto db = side();
+        ASSERT_NE(db, nullptr);
+        auto conn = db->lock();
+        ASSERT_TRUE(conn.exec("BEGIN IMMEDIATE").ok());
+        queue();
+        std::this_thread::sleep_for(settle);
+        ASSERT_TRUE(conn.exec("COMMIT").ok());
+    }
+
+    TempDir dir_;
+    std::unique_ptr<SqliteAuditLog> log_;
+};
+
+TEST_F(GroupCommitTest, EveryConcurrentRecordLandsOnceAndReturnsOk) {
+    constexpr int kThreads = 8;
+    constexpr int kPerThread = 150;
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < kPerThread; ++i) {
+                const Status s = log_->record(
+                    make_event("call." + std::to_string(i), "user" + std::to_string(t)));
+                if (!s.ok()) ++failures;
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(rows_on_disk(), kThreads * kPerThread);
+    for (int t = 0; t < kThreads; ++t) {
+        EXPECT_EQ(rows_on_disk("principal = 'user" + std::to_string(t) + "'"), kPerThread);
+    }
+    const auto stats = log_->group_commit_stats();
+    EXPECT_EQ(stats.rows, static_cast<uint64_t>(kThreads * kPerThread));
+    EXPECT_LE(stats.commits, stats.rows);
+}
+
+TEST_F(GroupCommitTest, CallersQueuedBehindACommitShareTheNextOne) {
+    constexpr int kWaiting = 6;
+    std::vector<std::thread> threads;
+    std::atomic<int> ok{0};
+    auto record_one = [&](std::string action) {
+        if (log_->record(make_event(std::move(action))).ok()) ++ok;
+    };
+    with_writer_blocked([&] {
+        // The first caller leads a batch of one and waits for the lock...
+        threads.emplace_back(record_one, "first");
+        std::this_thread::sleep_for(150ms);
+        // ...and these queue behind it, to go in together.
+        for (int i = 0; i < kWaiting; ++i) threads.emplace_back(record_one, "queued");
+    });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(ok.load(), 1 + kWaiting);
+    EXPECT_EQ(rows_on_disk(), 1 + kWaiting);
+    const auto stats = log_->group_commit_stats();
+    EXPECT_EQ(stats.rows, static_cast<uint64_t>(1 + kWaiting));
+    EXPECT_EQ(stats.commits, 2u) << "the queued rows were not committed as one group";
+}
+
+TEST_F(GroupCommitTest, OneFailingRowDoesNotFailItsBatch) {
+    {
+        auto db = side();
+        ASSERT_NE(db, nullptr);
+        auto conn = db->lock();
+        ASSERT_TRUE(conn.exec("CREATE TRIGGER refuse_poison BEFORE INSERT ON audit_events "
+                              "WHEN NEW.action = 'poison' BEGIN SELECT RAISE(ABORT, 'poison'); "
+                              "END")
+                        .ok());
+    }
+    std::vector<std::thread> threads;
+    std::atomic<int> good_ok{0};
+    std::atomic<int> poison_failed{0};
+    with_writer_blocked([&] {
+        threads.emplace_back([&] {
+            if (log_->record(make_event("lead")).ok()) ++good_ok;
+        });
+        std::this_thread::sleep_for(150ms);
+        for (int i = 0; i < 4; ++i) {
+            threads.emplace_back([&] {
+                if (log_->record(make_event("good")).ok()) ++good_ok;
+            });
+        }
+        threads.emplace_back([&] {
+            const Status s = log_->record(make_event("poison"));
+            if (!s.ok() && s.message().find("poison") != std::string::npos) ++poison_failed;
+        });
+        for (int i = 0; i < 2; ++i) {
+            threads.emplace_back([&] {
+                if (log_->record(make_event("good")).ok()) ++good_ok;
+            });
+        }
+    });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(good_ok.load(), 7);
+    EXPECT_EQ(poison_failed.load(), 1);
+    EXPECT_EQ(rows_on_disk("action = 'poison'"), 0);
+    EXPECT_EQ(rows_on_disk("action IN ('lead', 'good')"), 7);
+}
+
+}  // namespace
+}  // namespace yuzu::audit
