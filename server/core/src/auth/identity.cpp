@@ -6,6 +6,11 @@
 #include "yuzu/store/migrations.hpp"
 
 namespace yuzu::auth {
+namespace {
+
+constexpr int kAuthReaders = 4;
+
+}  // namespace
 
 Result<bool> RbacAuthorizer::allowed(const Principal& who, Permission what) const {
     return rbac_.check(who.username, what);
@@ -22,7 +27,9 @@ Result<std::unique_ptr<Identity>> Identity::open(const IdentityOptions& options,
                                                  const Clock& clock) {
     std::unique_ptr<Identity> id(new Identity());
     const std::string path = (std::filesystem::path(options.data_dir) / "auth.db").string();
-    auto db = store::Database::open(path);
+    // Token lookup, user load and RBAC read auth.db on every request; their
+    // own connections keep them from queueing behind session and token writes.
+    auto db = store::Database::open(path, store::OpenOptions{.read_connections = kAuthReaders});
     if (!db.ok()) return db.status();
     id->db_ = std::move(db).value();
     YUZU_RETURN_IF_ERROR(store::apply_migrations(*id->db_, "auth.db", auth_migrations(), clock));

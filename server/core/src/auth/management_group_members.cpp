@@ -108,7 +108,7 @@ Result<std::vector<GroupMember>> ManagementGroupStore::members(const std::string
 
 Result<std::vector<std::string>> ManagementGroupStore::groups_of_agent(
     const std::string& agent_id) const {
-    auto conn = db_.lock();
+    auto conn = db_.read();
     auto stmt = conn.prepare(
         "SELECT group_id FROM management_group_members WHERE agent_id = ? ORDER BY group_id");
     if (!stmt.ok()) return stmt.status();
@@ -182,7 +182,7 @@ Result<std::vector<GroupRoleAssignment>> ManagementGroupStore::list_roles(
 
 Result<std::vector<GroupRoleAssignment>> ManagementGroupStore::roles_held_by(
     const std::string& principal_type, const std::string& principal_id) const {
-    auto conn = db_.lock();
+    auto conn = db_.read();
     auto stmt = conn.prepare("SELECT " + std::string(kAssignmentColumns) +
                              " FROM management_group_roles"
                              " WHERE principal_type = ? AND principal_id = ?"
@@ -194,7 +194,7 @@ Result<std::vector<GroupRoleAssignment>> ManagementGroupStore::roles_held_by(
 
 Result<std::set<std::string>> ManagementGroupStore::groups_covering_agent(
     const std::string& agent_id) const {
-    auto conn = db_.lock();
+    auto conn = db_.read();
     auto stmt = conn.prepare(
         "WITH RECURSIVE up(id, depth) AS ("
         "  SELECT group_id, 0 FROM management_group_members WHERE agent_id = ?1"
@@ -216,7 +216,7 @@ Result<std::set<std::string>> ManagementGroupStore::groups_covering_agent(
 
 Result<std::set<std::string>> ManagementGroupStore::agents_in_subtree(
     const std::string& group_id) const {
-    auto conn = db_.lock();
+    auto conn = db_.read();
     YUZU_RETURN_IF_ERROR(group_sql::require_group(conn, group_id));
     auto stmt = conn.prepare(
         "WITH RECURSIVE down(id, depth) AS ("

@@ -247,14 +247,14 @@ Result<std::vector<ManagementGroup>> ManagementGroupStore::list() const {
 
 Result<std::vector<std::string>> ManagementGroupStore::ancestors(
     const std::string& group_id) const {
-    auto conn = db_.lock();
+    auto conn = db_.read();
     YUZU_RETURN_IF_ERROR(group_sql::require_group(conn, group_id));
     return group_sql::ancestor_ids(conn, group_id);
 }
 
 Result<std::vector<std::string>> ManagementGroupStore::descendants(
     const std::string& group_id) const {
-    auto conn = db_.lock();
+    auto conn = db_.read();
     YUZU_RETURN_IF_ERROR(group_sql::require_group(conn, group_id));
     auto below = group_sql::descendant_ids(conn, group_id);
     if (!below.ok()) return below.status();

@@ -70,7 +70,7 @@ Status Rbac::revoke_global_role(const std::string& username, const std::string& 
 }
 
 Result<std::vector<std::string>> Rbac::roles_of(const std::string& username) const {
-    auto conn = db_.lock();
+    auto conn = db_.read();
     auto exists = group_sql::user_exists(conn, username);
     if (!exists.ok()) return exists.status();
     if (!*exists) return Status::NotFound("user '" + username + "' does not exist");
@@ -78,7 +78,7 @@ Result<std::vector<std::string>> Rbac::roles_of(const std::string& username) con
 }
 
 Result<bool> Rbac::check(const std::string& username, Permission p) const {
-    auto conn = db_.lock();
+    auto conn = db_.read();
     auto roles = query_global_roles(conn, username);
     if (!roles.ok()) return roles.status();
     return any_grants(*roles, p);

@@ -375,7 +375,7 @@ Result<TokenInfo> TokenStore::validate_uncached(const std::string& hash, int64_t
     const int64_t now_s = now_ms / 1000;
     std::optional<TokenRow> found;
     {
-        auto conn = db_.lock();
+        auto conn = db_.read();
         auto stmt = conn.prepare(select_rows("WHERE token_hash = ?1 OR pending_hash = ?1"));
         if (!stmt.ok()) return stmt.status();
         stmt->bind(1, hash);

@@ -391,7 +391,7 @@ Status UserStore::set_password(const std::string& username, std::string_view new
 
 Result<User> UserStore::get_user(const std::string& username) const {
     const int64_t now = clock_.now_ms();
-    auto conn = db_.lock();
+    auto conn = db_.read();
     return load_user(conn, username, now);
 }
 
