@@ -2,6 +2,7 @@
 // read-only: safe to read from any thread after wiring finishes.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -30,9 +31,13 @@ class ToolCatalogue {
     // The tools/list entry as a caller of `tier` sees it (approval-gated
     // tools are marked for the tiers that gate them).
     nlohmann::json list_entry(const ToolSpec& spec, std::string_view tier = "") const;
+    // Changes with every add(): what a cached tools/list answer was built
+    // from (tool_list_cache.hpp).
+    uint64_t generation() const { return generation_; }
 
   private:
     std::vector<ToolSpec> tools_;
+    uint64_t generation_ = 0;
     std::map<std::string, size_t> index_;
 };
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 namespace yuzu::mcp {
@@ -29,6 +30,9 @@ struct RpcMessage {
 std::variant<RpcMessage, RpcError> parse_message(const std::string& body);
 
 std::string make_result(const nlohmann::json& id, nlohmann::json result);
+// The same bytes as make_result() for a result already serialized (a cached
+// tools/list page).
+std::string make_result_text(const nlohmann::json& id, std::string_view result_json);
 std::string make_error(const nlohmann::json& id, const RpcError& error);
 
 // The A4 envelope: {correlation_id, retry_after_ms (null when not

@@ -50,6 +50,8 @@ struct McpServerOptions {
     fleet::Fleet* fleet = nullptr;
 };
 
+class ToolListCache;
+
 class McpServer {
   public:
     // `approvals` may be null (approval-gated calls then get -32004).
@@ -57,6 +59,9 @@ class McpServer {
               const PromptCatalogue& prompts, const McpSettings& settings, audit::AuditLog* audit,
               const auth::Authorizer* authorizer, McpServerOptions options,
               approval::ApprovalManager* approvals = nullptr);
+    ~McpServer();
+    McpServer(const McpServer&) = delete;
+    McpServer& operator=(const McpServer&) = delete;
 
     // The JSON-RPC response, or kAccepted for a notification or a client
     // response (the transport answers those with 202). With a session in
@@ -72,6 +77,9 @@ class McpServer {
     MethodResult initialize(const nlohmann::json& params, std::string* version) const;
     MethodResult list_tools(const nlohmann::json& params, const auth::Principal& who,
                             const RequestInfo& info) const;
+    // tools/list through tool_list_cache_: the serialized result, or the error.
+    std::variant<std::shared_ptr<const std::string>, RpcError> list_tools_text(
+        const nlohmann::json& params, const auth::Principal& who, const RequestInfo& info) const;
     MethodResult list_resources(const nlohmann::json& params, const RequestInfo& info) const;
     MethodResult list_resource_templates(const nlohmann::json& params,
                                          const RequestInfo& info) const;
@@ -88,6 +96,7 @@ class McpServer {
     const ResourceCatalogue& resources_;
     const PromptCatalogue& prompts_;
     std::unique_ptr<ToolCallMetrics> call_metrics_;
+    std::unique_ptr<ToolListCache> tool_list_cache_;  // thread-safe itself
     PipelineEnv env_;
     McpServerOptions options_;
 };

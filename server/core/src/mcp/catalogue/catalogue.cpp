@@ -64,6 +64,7 @@ Status ToolCatalogue::add(ToolSpec spec) {
         std::make_shared<const jsonschema::JsonSchema>(std::move(compiled).value());
     index_[spec.name] = tools_.size();
     tools_.push_back(std::move(spec));
+    ++generation_;
     return Status::Ok();
 }
 

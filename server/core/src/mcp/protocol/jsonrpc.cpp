@@ -61,6 +61,16 @@ std::string make_result(const nlohmann::json& id, nlohmann::json result) {
     return dump_json(out);
 }
 
+std::string make_result_text(const nlohmann::json& id, std::string_view result_json) {
+    // make_result() dumps an object whose keys nlohmann keeps sorted.
+    const std::string id_text = dump_json(id);
+    std::string out;
+    out.reserve(result_json.size() + id_text.size() + 32);
+    out.append(R"({"id":)").append(id_text).append(R"(,"jsonrpc":"2.0","result":)");
+    out.append(result_json).append("}");
+    return out;
+}
+
 std::string make_error(const nlohmann::json& id, const RpcError& error) {
     nlohmann::json err = {{"code", error.code}, {"message", error.message}};
     if (!error.data.is_null()) err["data"] = error.data;

@@ -1,8 +1,11 @@
 #include "yuzu/mcp/mcp_server.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 
+#include "mcp/protocol/tool_list_cache.hpp"
+#include "yuzu/common/json_text.hpp"
 #include "yuzu/mcp/bridge/call_stream.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 #include "yuzu/mcp/session/session.hpp"
@@ -105,6 +108,7 @@ McpServer::McpServer(const ToolCatalogue& tools, const ResourceCatalogue& resour
       prompts_(prompts),
       env_{tools, settings, audit, authorizer, approvals},
       options_(std::move(options)) {
+    tool_list_cache_ = std::make_unique<ToolListCache>();
     env_.identity = options_.identity;
     env_.fleet = options_.fleet;
     if (options_.metrics != nullptr) {
@@ -112,6 +116,8 @@ McpServer::McpServer(const ToolCatalogue& tools, const ResourceCatalogue& resour
         env_.call_metrics = call_metrics_.get();
     }
 }
+
+McpServer::~McpServer() = default;
 
 Reply McpServer::handle(const RpcMessage& message, const auth::Principal& who,
                         const RequestInfo& info, const CallContext& ctx) const {
@@ -127,7 +133,13 @@ Reply McpServer::handle(const RpcMessage& message, const auth::Principal& who,
     } else if (m == "ping") {
         r = nlohmann::json::object();
     } else if (m == "tools/list") {
-        r = list_tools(params, who, info);
+        auto page = list_tools_text(params, who, info);
+        if (auto* err = std::get_if<RpcError>(&page)) {
+            reply.body = make_error(message.id, *err);
+        } else {
+            reply.body = make_result_text(message.id, *std::get<0>(page));
+        }
+        return reply;
     } else if (m == "tools/call") {
         CallStream stream(ctx.session, ctx.record);
         CallOutcome outcome =
@@ -201,6 +213,29 @@ McpServer::MethodResult McpServer::list_tools(const nlohmann::json& params,
                  [this, &who](const ToolSpec* t) { return tools_.list_entry(*t, who.mcp_tier); });
     if (auto* e = std::get_if<RpcError>(&r)) return *e;
     return std::get<nlohmann::json>(r);
+}
+
+std::variant<std::shared_ptr<const std::string>, RpcError> McpServer::list_tools_text(
+    const nlohmann::json& params, const auth::Principal& who, const RequestInfo& info) const {
+    auto cursor = parse_cursor(params, info);
+    if (auto* err = std::get_if<RpcError>(&cursor)) return *err;
+    const size_t offset = std::get<size_t>(cursor);
+    std::optional<RpcError> error;
+    auto page = tool_list_cache_->get(tools_.generation(), who.mcp_tier, offset,
+                                      options_.page_size > 0 && offset % options_.page_size == 0,
+                                      [&]() -> std::optional<std::string> {
+                                          auto r = list_tools(params, who, info);
+                                          if (auto* e = std::get_if<RpcError>(&r)) {
+                                              error = std::move(*e);
+                                              return std::nullopt;
+                                          }
+                                          return dump_json(std::get<nlohmann::json>(r));
+                                      });
+    if (page == nullptr) {
+        assert(error.has_value());
+        return *std::move(error);
+    }
+    return page;
 }
 
 McpServer::MethodResult McpServer::list_resources(const nlohmann::json& params,
