@@ -64,7 +64,8 @@ struct ServerApp::Parts {
     std::unique_ptr<pki::CertificateAuthority> ca;
     std::unique_ptr<agentapi::AgentTls> agent_tls;
     std::unique_ptr<PeriodicTask> pki_maintenance;  // CRL refresh, server-certificate renewal
-    std::unique_ptr<audit::SqliteAuditLog> audit_store;
+    ServerOverrides overrides;
+    std::unique_ptr<audit::SqliteAuditLog> audit_store;  // null with overrides.audit_log
     std::unique_ptr<audit::InstrumentedAuditLog> audit;  // every surface writes through this
     std::unique_ptr<auth::Identity> identity;
     std::unique_ptr<http::IdentityResolver> resolver;
@@ -479,9 +480,11 @@ ServerApp::~ServerApp() {
     }
 }
 
-Result<std::unique_ptr<ServerApp>> ServerApp::prepare(const ServerConfig& config) {
+Result<std::unique_ptr<ServerApp>> ServerApp::prepare(const ServerConfig& config,
+                                                      ServerOverrides overrides) {
     auto parts = std::make_unique<Parts>();
     parts->config = config;
+    parts->overrides = std::move(overrides);
 
     YUZU_RETURN_IF_ERROR(store::ensure_private_dir(config.data_dir));
     const std::string data_dir = config.data_dir;
@@ -499,12 +502,18 @@ Status ServerApp::open() {
     Parts* parts = parts_.get();
     const ServerConfig& config = parts->config;
     YUZU_RETURN_IF_ERROR(wire_pki(*parts));
-    auto audit_log = audit::SqliteAuditLog::open(config.data_dir);
-    if (!audit_log.ok()) return audit_log.status();
-    parts->audit_store = std::move(audit_log).value();
-    parts->audit =
-        std::make_unique<audit::InstrumentedAuditLog>(*parts->audit_store, parts->metrics);
-    parts->readiness.add("audit.db", [a = parts->audit_store.get()] { return a->ready(); });
+    if (parts->overrides.audit_log) {
+        spdlog::warn("audit: rows go to a benchmark's in-memory log, not audit.db");
+        parts->audit = std::make_unique<audit::InstrumentedAuditLog>(*parts->overrides.audit_log,
+                                                                     parts->metrics);
+    } else {
+        auto audit_log = audit::SqliteAuditLog::open(config.data_dir);
+        if (!audit_log.ok()) return audit_log.status();
+        parts->audit_store = std::move(audit_log).value();
+        parts->audit =
+            std::make_unique<audit::InstrumentedAuditLog>(*parts->audit_store, parts->metrics);
+        parts->readiness.add("audit.db", [a = parts->audit_store.get()] { return a->ready(); });
+    }
 
     auth::IdentityOptions identity_options;
     identity_options.data_dir = config.data_dir;

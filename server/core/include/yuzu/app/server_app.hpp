@@ -10,9 +10,18 @@
 #include <memory>
 
 #include "yuzu/app/config.hpp"
+#include "yuzu/audit/audit_log.hpp"
 #include "yuzu/common/status.hpp"
 
 namespace yuzu::app {
+
+// What a benchmark build swaps in for a production part. yuzu-server passes
+// none, and no flag or config key reaches these: they exist so that
+// bench/pipeline/ can measure what a part costs, with the rest unchanged.
+struct ServerOverrides {
+    // The audit trail instead of audit.db (yuzu-bench-memaudit).
+    std::unique_ptr<audit::AuditLog> audit_log;
+};
 
 class ServerApp {
   public:
@@ -22,7 +31,8 @@ class ServerApp {
     // no trace: an address in use ("cannot listen on 127.0.0.1:8080: Address
     // already in use"), a bad certificate ("TLS certificate <path>: <reason>").
     // yuzu-server prints the message as one line and exits 2.
-    static Result<std::unique_ptr<ServerApp>> prepare(const ServerConfig& config);
+    static Result<std::unique_ptr<ServerApp>> prepare(const ServerConfig& config,
+                                                      ServerOverrides overrides = {});
     // Step two: stores opened and migrated, the first admin bootstrapped,
     // services wired, routes registered. Call once, after prepare().
     Status open();
