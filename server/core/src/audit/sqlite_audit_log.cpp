@@ -143,7 +143,7 @@ Status SqliteAuditLog::insert_row(store::Conn& conn, const AuditEvent& event) {
         .run();
 }
 
-void SqliteAuditLog::commit_batch(PendingRow* const* rows, size_t n) {
+void SqliteAuditLog::commit_batch(PendingRow* const* rows, size_t n) noexcept {
     const auto what = [this](const AuditEvent& e) {
         return "cannot record '" + e.action + "' in " + db_->path();
     };
@@ -155,6 +155,7 @@ void SqliteAuditLog::commit_batch(PendingRow* const* rows, size_t n) {
             for (size_t i = 0; i < n; ++i) {
                 const Status s = insert_row(conn, *rows[i]->event);
                 rows[i]->status = s.ok() ? s : with_context(s, what(*rows[i]->event));
+                rows[i]->settled = true;
             }
         };
         if (n == 1) {
@@ -169,16 +170,21 @@ void SqliteAuditLog::commit_batch(PendingRow* const* rows, size_t n) {
             if (batch.ok()) batch = tx.commit();
         }  // a failed batch is rolled back here
         if (batch.ok()) {
-            for (size_t i = 0; i < n; ++i) rows[i]->status = Status::Ok();
+            for (size_t i = 0; i < n; ++i) {
+                rows[i]->status = Status::Ok();
+                rows[i]->settled = true;
+            }
             return;
         }
         spdlog::warn("audit: a group commit of {} rows in {} failed ({}); writing them one by one",
                      n, db_->path(), batch.to_string());
         one_by_one();
-    } catch (const std::exception& e) {  // allocation failure; keep the no-throw promise
+    } catch (...) {
+        // Out of memory. A row already committed keeps its Ok (its caller
+        // must not retry it); the rest fail with a message short enough
+        // not to allocate, so this handler cannot throw again.
         for (size_t i = 0; i < n; ++i) {
-            rows[i]->status =
-                Status::Internal(std::string("audit: cannot record event: ") + e.what());
+            if (!rows[i]->settled) rows[i]->status = Status(StatusCode::kInternal, "out of memory");
         }
     }
 }

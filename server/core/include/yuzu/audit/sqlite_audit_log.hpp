@@ -76,13 +76,15 @@ class SqliteAuditLog final : public AuditLog {
     struct PendingRow {
         AuditEvent* event = nullptr;
         Status status;
+        bool settled = false;  // commit_batch set status
         bool done = false;
         std::condition_variable cv;
     };
 
     SqliteAuditLog(std::unique_ptr<store::Database> db, const Clock& clock);
-    // Writes rows[0..n) and sets each one's status. Never throws.
-    void commit_batch(PendingRow* const* rows, size_t n);
+    // Writes rows[0..n) and sets each one's status. Never throws: a leader
+    // that left record() by an exception would strand every queued caller.
+    void commit_batch(PendingRow* const* rows, size_t n) noexcept;
     Status insert_row(store::Conn& conn, const AuditEvent& event);
 
     std::unique_ptr<store::Database> db_;  // serialises all access itself
