@@ -446,6 +446,26 @@ TEST_F(UserStoreTest, ListUsersIsSortedAndHasRoles) {
     EXPECT_TRUE((*all)[2].global_roles.empty());
 }
 
+TEST_F(UserStoreTest, UserExistsTracksTheAccountNotItsLock) {
+    auto alice = users_->user_exists("alice");
+    ASSERT_TRUE(alice.ok()) << alice.status().to_string();
+    EXPECT_TRUE(*alice);
+    EXPECT_FALSE(*users_->user_exists("nobody"));
+    EXPECT_FALSE(*users_->user_exists("Alice"));  // names are exact, not case-folded
+
+    // A locked account still exists: the lock throttles passwords only.
+    for (int i = 0; i < 10; ++i) attempt("alice", "a wrong password, long enough");
+    ASSERT_TRUE(users_->get_user("alice")->locked);
+    EXPECT_TRUE(*users_->user_exists("alice"));
+
+    {
+        auto conn = db_->lock();
+        ASSERT_TRUE(conn.exec("DELETE FROM user_roles WHERE username = 'alice'").ok());
+        ASSERT_TRUE(conn.exec("DELETE FROM users WHERE username = 'alice'").ok());
+    }
+    EXPECT_FALSE(*users_->user_exists("alice"));
+}
+
 TEST(UserStoreEmpty, HasUsersReflectsTheTable) {
     auto db = open_auth_db();
     ASSERT_NE(db, nullptr);

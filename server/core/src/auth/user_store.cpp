@@ -395,6 +395,17 @@ Result<User> UserStore::get_user(const std::string& username) const {
     return load_user(conn, username, now);
 }
 
+Result<bool> UserStore::user_exists(const std::string& username) const {
+    auto conn = db_.read();
+    auto stmt = conn.prepare("SELECT 1 FROM users WHERE username = ?");
+    if (!stmt.ok()) return stmt.status();
+    auto row = stmt->bind(1, username).step();
+    if (!row.ok()) return row.status();
+    const bool found = *row;
+    stmt->reset();
+    return found;
+}
+
 Result<std::vector<User>> UserStore::list_users() const {
     const int64_t now = clock_.now_ms();
     auto conn = db_.lock();

@@ -56,13 +56,9 @@ Result<Authenticated> IdentityResolver::resolve_token(std::string_view raw,
     // not count: it throttles password guessing, and voiding tokens would let
     // anyone who knows a username cut its owner off (or lock out the only
     // administrator's automation).
-    auto owner = identity_.users().get_user(info->owner);
-    if (!owner.ok()) {
-        return refused(owner.status().code() == StatusCode::kNotFound
-                           ? AuthFailure::kRevokedToken
-                           : AuthFailure::kUnverifiedToken,
-                       failure);
-    }
+    auto owner = identity_.users().user_exists(info->owner);
+    if (!owner.ok()) return refused(AuthFailure::kUnverifiedToken, failure);
+    if (!*owner) return refused(AuthFailure::kRevokedToken, failure);
     Authenticated out;
     out.principal.username = info->owner;
     out.principal.kind =
@@ -76,8 +72,8 @@ Result<Authenticated> IdentityResolver::from_session_cookie(std::string_view sec
     auto session = identity_.sessions().lookup(secret);
     if (!session.ok()) return Status::Unauthenticated("session expired; log in again");
     // As for tokens: only a user that is gone ends the session, not a lock.
-    auto user = identity_.users().get_user(session->username);
-    if (!user.ok()) return Status::Unauthenticated("session expired; log in again");
+    auto user = identity_.users().user_exists(session->username);
+    if (!user.ok() || !*user) return Status::Unauthenticated("session expired; log in again");
     Authenticated out;
     out.principal.username = session->username;
     out.principal.kind = auth::PrincipalKind::kUserSession;

@@ -131,7 +131,10 @@ class UserStore {
     Status set_password(const std::string& username, std::string_view new_password);
 
     Result<User> get_user(const std::string& username) const;  // NotFound
-    Result<std::vector<User>> list_users() const;              // ordered by username
+    // Whether the account exists: one indexed read, for the per-request
+    // check that a token's or session's owner is still there.
+    Result<bool> user_exists(const std::string& username) const;
+    Result<std::vector<User>> list_users() const;  // ordered by username
     Result<bool> has_users() const;
 
   private:
