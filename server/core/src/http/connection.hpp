@@ -55,6 +55,9 @@ struct Connection {
     bool header_complete = false;  // `buffered` holds a whole header block
     bool lingering = false;        // refused; draining before the close
     bool holds_body_slot = false;  // served while its body was still arriving
+    // A worker read the start of the next request but not enough to serve
+    // it: the poller scans `buffered` as soon as it watches the connection.
+    bool scan_when_watched = false;
     // A handler deferred its answer (see deferred_answer.hpp): the worker
     // hands the connection to it instead of back to the poller.
     std::shared_ptr<DeferredAnswer> deferred;

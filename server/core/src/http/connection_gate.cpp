@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <poll.h>
 #include <spdlog/spdlog.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -47,6 +49,24 @@ constexpr milliseconds kStopGrace{2000};
 // After an iteration threw: a pause, so one that throws every time cannot
 // spin a core or flood the log.
 constexpr milliseconds kAfterThrowPause{10};
+
+// Appends what the socket has (non-blocking) to conn.buffered, up to `cap`
+// bytes in all. True when the peer closed or the socket failed.
+bool read_available(Connection& conn, size_t cap) {
+    while (conn.buffered.size() < cap) {
+        char chunk[kReadChunk];
+        const size_t want = std::min(sizeof chunk, cap - conn.buffered.size());
+        const ssize_t r = ::recv(conn.fd, chunk, want, 0);
+        if (r > 0) {
+            conn.buffered.append(chunk, static_cast<size_t>(r));
+            continue;
+        }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
+        return true;  // orderly close or a socket error
+    }
+    return false;
+}
 
 }  // namespace
 
@@ -269,7 +289,10 @@ void ConnectionGate::watch(std::unique_ptr<Connection> conn) {
     w->conn = std::move(conn);
     w->deadline = deadlines_.emplace(
         steady_clock::now() + (w->lingering ? kLinger : options_.limits.idle), fd);
+    const bool scan_now = w->conn->scan_when_watched;
+    w->conn->scan_when_watched = false;
     waiting_[fd] = std::move(w);
+    if (scan_now) on_readable(fd);
 }
 
 void ConnectionGate::unwatch(int fd, Waiting& w) {
@@ -313,61 +336,35 @@ void ConnectionGate::on_readable(int fd) {
         hand_off(std::move(owned));
         return;
     }
-    bool eof = false;
-    const size_t read_cap = limits.max_header_bytes + kReadChunk;
-    while (conn.buffered.size() < read_cap) {
-        char chunk[kReadChunk];
-        const size_t want = std::min(sizeof chunk, read_cap - conn.buffered.size());
-        const ssize_t r = ::recv(fd, chunk, want, 0);
-        if (r > 0) {
-            conn.buffered.append(chunk, static_cast<size_t>(r));
-            continue;
-        }
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        eof = true;  // orderly close or a socket error
-        break;
-    }
+    const bool eof = read_available(conn, limits.max_header_bytes + kReadChunk);
     auto finish = [&](auto&& then) {
         auto owned = std::move(w.conn);
         unwatch(fd, w);
         waiting_.erase(found);
         then(std::move(owned));
     };
-    const size_t end = header_block_end(conn.buffered, w.scanned > 3 ? w.scanned - 3 : 0);
-    if (end == std::string::npos) {
-        w.scanned = conn.buffered.size();
-        if (conn.buffered.size() > limits.max_header_bytes) {
+    switch (classify_arrival(conn, w.scanned > 3 ? w.scanned - 3 : 0)) {
+        case Arrival::kTooLarge:
             finish([this](std::unique_ptr<Connection> c) {
                 refuse(std::move(c), 431, "request headers exceed the server's limit",
                        "header_too_large", 0);
             });
-        } else if (eof) {
-            finish([this](std::unique_ptr<Connection> c) { close_connection(std::move(c)); });
-        } else if (!w.reading && !conn.buffered.empty()) {
-            w.reading = true;
-            deadlines_.erase(w.deadline);
-            w.deadline = deadlines_.emplace(steady_clock::now() + limits.header, fd);
-        }
-        return;
-    }
-    const size_t lines = static_cast<size_t>(
-        std::count(conn.buffered.begin(), conn.buffered.begin() + static_cast<long>(end), '\n'));
-    if (end > limits.max_header_bytes || lines > limits.max_header_count + 2) {
-        finish([this](std::unique_ptr<Connection> c) {
-            refuse(std::move(c), 431, "request headers exceed the server's limit",
-                   "header_too_large", 0);
-        });
-        return;
-    }
-    conn.header_complete = true;
-    if (body_arrived(conn.buffered, end) || body_readers_.load() < max_body_readers_) {
-        if (!body_arrived(conn.buffered, end)) {
-            conn.holds_body_slot = true;
-            body_readers_.fetch_add(1);
-        }
-        finish([this](std::unique_ptr<Connection> c) { hand_off(std::move(c)); });
-        return;
+            return;
+        case Arrival::kPartial:
+            w.scanned = conn.buffered.size();
+            if (eof) {
+                finish([this](std::unique_ptr<Connection> c) { close_connection(std::move(c)); });
+            } else if (!w.reading && !conn.buffered.empty()) {
+                w.reading = true;
+                deadlines_.erase(w.deadline);
+                w.deadline = deadlines_.emplace(steady_clock::now() + limits.header, fd);
+            }
+            return;
+        case Arrival::kReady:
+            finish([this](std::unique_ptr<Connection> c) { hand_off(std::move(c)); });
+            return;
+        case Arrival::kNoBodySlot:
+            break;
     }
     // Every worker but the reserve is already reading a body: this one waits
     // here, unread, until one finishes, so slow uploads never take the
@@ -380,6 +377,69 @@ void ConnectionGate::on_readable(int fd) {
     w.deadline = deadlines_.emplace(steady_clock::now() + limits.body, fd);
     w.awaiting_body_slot = true;
     body_slot_waiters_.push_back(fd);
+}
+
+ConnectionGate::Arrival ConnectionGate::classify_arrival(Connection& conn, size_t scan_from) {
+    const ConnectionLimits& limits = options_.limits;
+    const size_t end = header_block_end(conn.buffered, scan_from);
+    if (end == std::string::npos) {
+        return conn.buffered.size() > limits.max_header_bytes ? Arrival::kTooLarge
+                                                              : Arrival::kPartial;
+    }
+    const size_t lines = static_cast<size_t>(
+        std::count(conn.buffered.begin(), conn.buffered.begin() + static_cast<long>(end), '\n'));
+    if (end > limits.max_header_bytes || lines > limits.max_header_count + 2) {
+        return Arrival::kTooLarge;
+    }
+    conn.header_complete = true;
+    if (body_arrived(conn.buffered, end)) return Arrival::kReady;
+    // Workers take slots too (next_request_arrived), so the cap is kept by
+    // compare-and-swap rather than a check then an add.
+    int readers = body_readers_.load();
+    while (readers < max_body_readers_) {
+        if (body_readers_.compare_exchange_weak(readers, readers + 1)) {
+            conn.holds_body_slot = true;
+            return Arrival::kReady;
+        }
+    }
+    return Arrival::kNoBodySlot;
+}
+
+bool ConnectionGate::next_request_arrived(Connection& conn) {
+    if (options_.next_request_wait.count() <= 0 || draining_.load()) return false;
+    // Bytes left over from the last request (a pipelining client) are the
+    // poller's to scan, as they always were.
+    if (conn.pending() != 0 || conn.lingering) return false;
+    {
+        // A worker idling here while a connection queues for one would
+        // trade that connection's latency for this one's.
+        std::lock_guard<std::mutex> lock(queue_mu_);
+        if (!queue_.empty()) return false;
+    }
+    if (conn.ssl != nullptr && SSL_pending(conn.ssl) > 0) return true;
+    pollfd p{};
+    p.fd = conn.fd;
+    p.events = POLLIN;
+    const auto wait = options_.next_request_wait;
+    timespec ts{};
+    ts.tv_sec = static_cast<time_t>(wait.count() / 1'000'000);
+    ts.tv_nsec = static_cast<long>((wait.count() % 1'000'000) * 1000);
+    const int n = ::ppoll(&p, 1, &ts, nullptr);
+    if (n <= 0 || (p.revents & POLLIN) == 0 || (p.revents & (POLLERR | POLLNVAL)) != 0) {
+        return false;
+    }
+    // Encrypted bytes cannot be inspected; the worker reads the request
+    // under the same deadlines and caps, as when the poller hands it over.
+    if (conn.ssl != nullptr) return true;
+    conn.buffered.clear();
+    conn.buffered_offset = 0;
+    const bool eof = read_available(conn, options_.limits.max_header_bytes + kReadChunk);
+    if (!eof && classify_arrival(conn, 0) == Arrival::kReady) return true;
+    // Too little, too much, or no body slot: the poller decides, as if it
+    // had read these bytes itself (a close is seen again on its next read).
+    conn.header_complete = false;
+    conn.scan_when_watched = !conn.buffered.empty() || eof;
+    return false;
 }
 
 void ConnectionGate::grant_body_slots() {
@@ -609,8 +669,11 @@ bool ConnectionGate::serve_next() {
     // catches handler exceptions itself; a throw past it is logged and
     // counted here, and the connection is closed.
     AfterServe after = AfterServe::kClose;
-    if (run_guarded(worker_thread_, [this, &conn, &after] { after = serve_(*conn); })) {
-        release_body_slot(*conn);
+    for (;;) {
+        if (run_guarded(worker_thread_, [this, &conn, &after] { after = serve_(*conn); })) {
+            release_body_slot(*conn);
+        }
+        if (after != AfterServe::kKeepAlive || !next_request_arrived(*conn)) break;
     }
     if (after == AfterServe::kDeferred && conn->deferred) {
         std::shared_ptr<DeferredAnswer> answer = std::move(conn->deferred);

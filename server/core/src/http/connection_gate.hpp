@@ -25,6 +25,7 @@
 #include <sys/epoll.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -59,6 +60,12 @@ struct GateOptions {
     int max_connections = 1024;
     int max_connections_per_peer = 0;  // 0: no per-peer cap
     int thread_niceness = 0;           // added to the poller's and workers' nice value
+    // After a keep-alive answer, how long the worker waits for the client's
+    // next request before parking the connection with the poller (only
+    // while no other connection waits for a worker). A client that sends
+    // its next request within a round trip skips the poller's hand-off.
+    // Zero: always park.
+    std::chrono::microseconds next_request_wait{1000};
 };
 
 class ConnectionGate {
@@ -128,6 +135,13 @@ class ConnectionGate {
     // Poller thread only.
     void watch(std::unique_ptr<Connection> conn);
     void on_readable(int fd);
+    // What the request whose first bytes are in conn.buffered allows. kReady
+    // takes a body slot when the body has not all arrived and one is free.
+    enum class Arrival { kPartial, kTooLarge, kReady, kNoBodySlot };
+    Arrival classify_arrival(Connection& conn, size_t scan_from);
+    // Worker: waits up to next_request_wait for the next request on a
+    // kept-alive connection; true when it may be served at once.
+    bool next_request_arrived(Connection& conn);
     // A held connection hung up; false when `fd` is not held.
     bool on_held_event(int fd);
     void on_deadline(int fd);
