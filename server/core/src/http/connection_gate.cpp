@@ -393,16 +393,19 @@ ConnectionGate::Arrival ConnectionGate::classify_arrival(Connection& conn, size_
     }
     conn.header_complete = true;
     if (body_arrived(conn.buffered, end)) return Arrival::kReady;
-    // Workers take slots too (next_request_arrived), so the cap is kept by
-    // compare-and-swap rather than a check then an add.
+    if (!take_body_slot()) return Arrival::kNoBodySlot;
+    conn.holds_body_slot = true;
+    return Arrival::kReady;
+}
+
+bool ConnectionGate::take_body_slot() {
+    // The poller and the workers (next_request_arrived) both take slots, so
+    // the cap is kept by compare-and-swap rather than a check then an add.
     int readers = body_readers_.load();
     while (readers < max_body_readers_) {
-        if (body_readers_.compare_exchange_weak(readers, readers + 1)) {
-            conn.holds_body_slot = true;
-            return Arrival::kReady;
-        }
+        if (body_readers_.compare_exchange_weak(readers, readers + 1)) return true;
     }
-    return Arrival::kNoBodySlot;
+    return false;
 }
 
 bool ConnectionGate::next_request_arrived(Connection& conn) {
@@ -445,14 +448,17 @@ bool ConnectionGate::next_request_arrived(Connection& conn) {
 void ConnectionGate::grant_body_slots() {
     while (!body_slot_waiters_.empty() && body_readers_.load() < max_body_readers_) {
         const int fd = body_slot_waiters_.front();
-        body_slot_waiters_.pop_front();
         auto found = waiting_.find(fd);
-        if (found == waiting_.end() || !found->second->awaiting_body_slot) continue;
+        if (found == waiting_.end() || !found->second->awaiting_body_slot) {
+            body_slot_waiters_.pop_front();
+            continue;
+        }
+        if (!take_body_slot()) return;  // a worker took the last one first
+        body_slot_waiters_.pop_front();
         auto owned = std::move(found->second->conn);
         unwatch(fd, *found->second);
         waiting_.erase(found);
         owned->holds_body_slot = true;
-        body_readers_.fetch_add(1);
         hand_off(std::move(owned));
     }
 }
@@ -673,7 +679,13 @@ bool ConnectionGate::serve_next() {
         if (run_guarded(worker_thread_, [this, &conn, &after] { after = serve_(*conn); })) {
             release_body_slot(*conn);
         }
-        if (after != AfterServe::kKeepAlive || !next_request_arrived(*conn)) break;
+        if (after != AfterServe::kKeepAlive) break;
+        bool next = false;
+        if (!run_guarded(worker_thread_,
+                         [this, &conn, &next] { next = next_request_arrived(*conn); })) {
+            after = AfterServe::kClose;  // what it read is in an unknown state
+        }
+        if (!next) break;
     }
     if (after == AfterServe::kDeferred && conn->deferred) {
         std::shared_ptr<DeferredAnswer> answer = std::move(conn->deferred);

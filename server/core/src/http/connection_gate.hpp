@@ -139,6 +139,8 @@ class ConnectionGate {
     // takes a body slot when the body has not all arrived and one is free.
     enum class Arrival { kPartial, kTooLarge, kReady, kNoBodySlot };
     Arrival classify_arrival(Connection& conn, size_t scan_from);
+    // One of max_body_readers_ slots, if one is free. Any thread.
+    bool take_body_slot();
     // Worker: waits up to next_request_wait for the next request on a
     // kept-alive connection; true when it may be served at once.
     bool next_request_arrived(Connection& conn);
