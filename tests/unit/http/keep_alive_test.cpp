@@ -192,6 +192,24 @@ TEST_F(KeepAliveTest, TooManyHeaderBytesInTheWaitAre431) {
     EXPECT_EQ(s.response().first, 431);
 }
 
+// Everything the client sends arrives in the wait, so nothing wakes the
+// poller again: it must scan what the worker read as soon as it watches the
+// connection, or the client hears nothing until the idle timeout.
+TEST_F(KeepAliveTest, TooManyHeaderLinesReadInTheWaitAre431AtOnce) {
+    start(2);
+    Socket s(port());
+    ASSERT_TRUE(s.connected());
+    ASSERT_TRUE(s.send(get_request("/hello")));
+    ASSERT_EQ(s.response().first, 200);
+    std::string lines = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    for (int i = 0; i < 150; ++i) lines += "X-" + std::to_string(i) + ": v\r\n";
+    lines += "\r\n";
+    const auto started = std::chrono::steady_clock::now();
+    ASSERT_TRUE(s.send(lines));
+    EXPECT_EQ(s.response().first, 431);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 3s);
+}
+
 TEST_F(KeepAliveTest, AClientThatHangsUpMidRequestIsClosed) {
     start(2);
     for (const auto pause : {0ms, 100ms}) {  // within the worker's wait, and after it

@@ -676,6 +676,7 @@ bool ConnectionGate::serve_next() {
     // counted here, and the connection is closed.
     AfterServe after = AfterServe::kClose;
     for (;;) {
+        after = AfterServe::kClose;  // what a throw in serve_ leaves
         if (run_guarded(worker_thread_, [this, &conn, &after] { after = serve_(*conn); })) {
             release_body_slot(*conn);
         }
