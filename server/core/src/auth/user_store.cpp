@@ -10,6 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "auth/management_group_sql.hpp"
 #include "auth/role_queries.hpp"
 #include "yuzu/auth/roles.hpp"
 #include "yuzu/store/database.hpp"
@@ -397,13 +398,7 @@ Result<User> UserStore::get_user(const std::string& username) const {
 
 Result<bool> UserStore::user_exists(const std::string& username) const {
     auto conn = db_.read();
-    auto stmt = conn.prepare("SELECT 1 FROM users WHERE username = ?");
-    if (!stmt.ok()) return stmt.status();
-    auto row = stmt->bind(1, username).step();
-    if (!row.ok()) return row.status();
-    const bool found = *row;
-    stmt->reset();
-    return found;
+    return group_sql::user_exists(conn, username);
 }
 
 Result<std::vector<User>> UserStore::list_users() const {
