@@ -1,6 +1,7 @@
 // IdentityResolver on a real auth.db: a token resolves to its owner and tier,
 // and stops resolving the moment its owner is gone, even while the token
-// store still holds the token in its cache.
+// store still holds the token in its cache; a web session ends with its
+// owner too.
 #include "yuzu/http/identity_resolver.hpp"
 
 #include <gtest/gtest.h>
@@ -68,6 +69,28 @@ TEST_F(IdentityResolverTest, ATokenDiesWithItsOwnerThoughItIsCached) {
         ASSERT_TRUE(conn.exec("DELETE FROM users WHERE username = 'nils'").ok());
     }
     EXPECT_EQ(failure_of(secret_), AuthFailure::kRevokedToken);
+}
+
+TEST_F(IdentityResolverTest, ASessionEndsWithItsOwner) {
+    auto session = identity_->sessions().create("nils", "127.0.0.1", "test");
+    ASSERT_TRUE(session.ok()) << session.status().to_string();
+    IdentityResolver resolver(*identity_);
+    auto who = resolver.from_session_cookie(session->cookie_secret);
+    ASSERT_TRUE(who.ok()) << who.status().to_string();
+    EXPECT_EQ(who->principal.username, "nils");
+    EXPECT_EQ(who->principal.kind, auth::PrincipalKind::kUserSession);
+    {
+        // web_sessions does not cascade from users: the row stays, and only
+        // the owner check can end it.
+        auto db = store::Database::open(identity_->db_path());
+        ASSERT_TRUE(db.ok()) << db.status().to_string();
+        auto conn = (*db)->lock();
+        ASSERT_TRUE(conn.exec("DELETE FROM user_roles WHERE username = 'nils'").ok());
+        ASSERT_TRUE(conn.exec("DELETE FROM users WHERE username = 'nils'").ok());
+    }
+    auto after = resolver.from_session_cookie(session->cookie_secret);
+    ASSERT_FALSE(after.ok());
+    EXPECT_EQ(after.status().code(), StatusCode::kUnauthenticated);
 }
 
 TEST_F(IdentityResolverTest, ARevokedTokenIsRefusedAsRevoked) {

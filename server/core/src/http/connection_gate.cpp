@@ -343,7 +343,7 @@ void ConnectionGate::on_readable(int fd) {
         waiting_.erase(found);
         then(std::move(owned));
     };
-    switch (classify_arrival(conn, w.scanned > 3 ? w.scanned - 3 : 0)) {
+    switch (classify_arrival(conn, w.scanned > 3 ? w.scanned - 3 : 0, /*queue_jumper=*/false)) {
         case Arrival::kTooLarge:
             finish([this](std::unique_ptr<Connection> c) {
                 refuse(std::move(c), 431, "request headers exceed the server's limit",
@@ -377,9 +377,11 @@ void ConnectionGate::on_readable(int fd) {
     w.deadline = deadlines_.emplace(steady_clock::now() + limits.body, fd);
     w.awaiting_body_slot = true;
     body_slot_waiters_.push_back(fd);
+    uploads_waiting_.store(true);
 }
 
-ConnectionGate::Arrival ConnectionGate::classify_arrival(Connection& conn, size_t scan_from) {
+ConnectionGate::Arrival ConnectionGate::classify_arrival(Connection& conn, size_t scan_from,
+                                                         bool queue_jumper) {
     const ConnectionLimits& limits = options_.limits;
     const size_t end = header_block_end(conn.buffered, scan_from);
     if (end == std::string::npos) {
@@ -393,6 +395,8 @@ ConnectionGate::Arrival ConnectionGate::classify_arrival(Connection& conn, size_
     }
     conn.header_complete = true;
     if (body_arrived(conn.buffered, end)) return Arrival::kReady;
+    // Uploads already waiting for a slot get the next one first.
+    if (queue_jumper && uploads_waiting_.load()) return Arrival::kNoBodySlot;
     if (!take_body_slot()) return Arrival::kNoBodySlot;
     conn.holds_body_slot = true;
     return Arrival::kReady;
@@ -437,7 +441,7 @@ bool ConnectionGate::next_request_arrived(Connection& conn) {
     conn.buffered.clear();
     conn.buffered_offset = 0;
     const bool eof = read_available(conn, options_.limits.max_header_bytes + kReadChunk);
-    if (!eof && classify_arrival(conn, 0) == Arrival::kReady) return true;
+    if (!eof && classify_arrival(conn, 0, /*queue_jumper=*/true) == Arrival::kReady) return true;
     // Too little, too much, or no body slot: the poller decides, as if it
     // had read these bytes itself (a close is seen again on its next read).
     conn.header_complete = false;
@@ -583,6 +587,10 @@ bool ConnectionGate::poll_once() {
     }
     for (auto& conn : arrived) watch(std::move(conn));
     grant_body_slots();
+    // Stale entries (uploads that gave up) keep this set until the next
+    // grant clears them: the workers then leave one more request to the
+    // poller than they need to, never one too few.
+    uploads_waiting_.store(!body_slot_waiters_.empty());
     const auto after = steady_clock::now();
     while (!deadlines_.empty() && deadlines_.begin()->first <= after) {
         const int fd = deadlines_.begin()->second;

@@ -138,7 +138,9 @@ class ConnectionGate {
     // What the request whose first bytes are in conn.buffered allows. kReady
     // takes a body slot when the body has not all arrived and one is free.
     enum class Arrival { kPartial, kTooLarge, kReady, kNoBodySlot };
-    Arrival classify_arrival(Connection& conn, size_t scan_from);
+    // queue_jumper: a worker's read (next_request_arrived), which takes no
+    // body slot while uploads wait in the poller for one.
+    Arrival classify_arrival(Connection& conn, size_t scan_from, bool queue_jumper);
     // One of max_body_readers_ slots, if one is free. Any thread.
     bool take_body_slot();
     // Worker: waits up to next_request_wait for the next request on a
@@ -171,6 +173,8 @@ class ConnectionGate {
     // the rest are a reserve for requests that are complete.
     const int max_body_readers_;
     std::atomic<int> body_readers_{0};
+    // Set while body_slot_waiters_ may hold an upload (poller writes).
+    std::atomic<bool> uploads_waiting_{false};
 
     std::atomic<bool> draining_{false};
     std::atomic<bool> stopping_{false};
