@@ -28,7 +28,8 @@ using nlohmann::json;
 constexpr char kAllowedOrigin[] = "http://127.0.0.1:6274";
 constexpr char kForeignOrigin[] = "http://evil.example.com";
 constexpr char kAllowHeaders[] =
-    "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID";
+    "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, "
+    "Mcp-Method, Mcp-Name";
 constexpr char kExposeHeaders[] = "Mcp-Session-Id, WWW-Authenticate";
 
 const std::string kInitialize =

@@ -28,6 +28,20 @@ constexpr std::string_view kSupportedKeywords =
     "multipleOf, minLength, maxLength, pattern, items, prefixItems, minItems, maxItems, "
     "uniqueItems, $defs, $ref, allOf, anyOf, oneOf, not";
 
+// RFC 9110 §5.6.2 tchar, bounded: x-mcp-header becomes part of a header name.
+bool is_header_name_token(const json& value) {
+    if (!value.is_string()) return false;
+    const auto& text = value.get_ref<const std::string&>();
+    if (text.empty() || text.size() > 64) return false;
+    constexpr std::string_view kTcharPunct = "!#$%&'*+-.^_`|~";
+    for (char c : text) {
+        const bool alnum =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (!alnum && kTcharPunct.find(c) == std::string_view::npos) return false;
+    }
+    return true;
+}
+
 struct TypeName {
     std::string_view name;
     std::uint8_t bit;
@@ -415,6 +429,16 @@ class SchemaCompiler {
         if (keyword == "oneOf") return schema_array(keyword, value, location, depth, node.one_of);
         if (keyword == "not") {
             return optional_subschema(keyword, value, location, depth, node.not_schema);
+        }
+        if (keyword == "x-mcp-header") {
+            // MCP (SEP-2243): the Mcp-Param-<name> header a client copies this
+            // argument into. An annotation here; the transport checks it.
+            if (!is_header_name_token(value)) {
+                return keyword_error(keyword, location,
+                                     "must be a non-empty HTTP token (letters, digits, "
+                                     "!#$%&'*+-.^_`|~), at most 64 characters");
+            }
+            return Status::Ok();
         }
         if (keyword == "definitions") {
             return keyword_error(keyword, location,

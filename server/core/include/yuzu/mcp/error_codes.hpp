@@ -19,6 +19,12 @@ enum ErrorCode : int {
     kSessionCapReached = -32010,
     kNotAcceptable = -32011,
     kStreamCapReached = -32012,
+    // 2026-07-28 (protocol_era.hpp): a header that disagrees with the body,
+    // a client capability the request needs but did not declare, a protocol
+    // version this server does not speak.
+    kHeaderMismatch = -32020,
+    kMissingClientCapability = -32021,
+    kUnsupportedProtocolVersion = -32022,
 };
 
 }  // namespace yuzu::mcp

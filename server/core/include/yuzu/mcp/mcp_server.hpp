@@ -71,10 +71,15 @@ class McpServer {
                  const CallContext& ctx = {}) const;
     // Whether tools/call of `name` reports progress (ToolSpec::reports_progress).
     bool tool_reports_progress(const std::string& name) const;
+    const ToolCatalogue& tools() const { return tools_; }
 
   private:
     using MethodResult = std::variant<nlohmann::json, RpcError>;
     MethodResult initialize(const nlohmann::json& params, std::string* version) const;
+    // What initialize and server/discover (discover.cpp) both declare.
+    nlohmann::json capabilities(bool modern) const;
+    // server/discover, the 2026 era's only way to learn the server.
+    MethodResult discover() const;
     MethodResult list_tools(const nlohmann::json& params, const auth::Principal& who,
                             const RequestInfo& info) const;
     // tools/list through tool_list_cache_: the serialized result, or the error.

@@ -145,6 +145,10 @@ struct ToolSpec {
     // with _meta.progressToken gets a bridge record, and with an SSE Accept a
     // streamed response. Other tools ignore the token.
     bool reports_progress = false;
+    // Client capabilities a call needs (e.g. "sampling"): a 2026 request
+    // whose _meta does not declare each one is refused with -32021 before
+    // anything runs. Empty for every Yuzu tool (none asks the client).
+    std::vector<std::string> required_client_capabilities;
 
     // Some MCP tier needs approval for this tool, so its inputSchema declares
     // the recall's approval_id, which the pipeline takes out of the arguments.

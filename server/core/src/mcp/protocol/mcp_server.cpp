@@ -4,10 +4,12 @@
 #include <cassert>
 #include <charconv>
 
+#include "mcp/protocol/modern_results.hpp"
 #include "mcp/protocol/tool_list_cache.hpp"
 #include "yuzu/common/json_text.hpp"
 #include "yuzu/mcp/bridge/call_stream.hpp"
 #include "yuzu/mcp/error_codes.hpp"
+#include "yuzu/mcp/protocol_era.hpp"
 #include "yuzu/mcp/session/session.hpp"
 #include "yuzu/mcp/session/session_log.hpp"
 
@@ -127,26 +129,45 @@ Reply McpServer::handle(const RpcMessage& message, const auth::Principal& who,
     const nlohmann::json params =
         message.params.is_null() ? nlohmann::json::object() : message.params;
     const std::string& m = message.method;
+    const bool modern = ctx.modern != nullptr;
+    const auto answer_error = [&](const RpcError& err) {
+        reply.negotiated_version.clear();
+        reply.error_code = err.code;
+        reply.body = make_error(message.id, err);
+        return reply;
+    };
     MethodResult r;
-    if (m == "initialize") {
+    if (modern ? is_removed_in_modern_era(m) : m == "server/discover") {
+        r = method_not_found(m, modern, info);
+    } else if (m == "server/discover") {
+        r = discover();
+    } else if (m == "initialize") {
         r = initialize(params, &reply.negotiated_version);
     } else if (m == "ping") {
         r = nlohmann::json::object();
     } else if (m == "tools/list") {
         auto page = list_tools_text(params, who, info);
-        if (auto* err = std::get_if<RpcError>(&page)) {
-            reply.body = make_error(message.id, *err);
-        } else {
-            reply.body = make_result_text(message.id, *std::get<0>(page));
-        }
+        if (auto* err = std::get_if<RpcError>(&page)) return answer_error(*err);
+        reply.body = make_result_text(
+            message.id, modern ? with_modern_list_fields(*std::get<0>(page)) : *std::get<0>(page));
         return reply;
     } else if (m == "tools/call") {
+        if (modern) {
+            if (auto missing = missing_client_capability(tools_, params, *ctx.modern, info)) {
+                return answer_error(*missing);
+            }
+        }
         CallStream stream(ctx.session, ctx.record);
         CallOutcome outcome =
             run_tool_call(env_, who, params, info, ctx.session ? &stream : nullptr);
-        if (ctx.session) log_tool_call(*ctx.session, stream, params, outcome, info);
-        reply.body = outcome.error ? make_error(message.id, *outcome.error)
-                                   : make_result(message.id, std::move(*outcome.result));
+        // A 2026 request's session is its own: it logs only when the
+        // request asked for a level.
+        if (ctx.session && (!modern || ctx.modern->log_level)) {
+            log_tool_call(*ctx.session, stream, params, outcome, info);
+        }
+        if (outcome.error) return answer_error(*outcome.error);
+        if (modern) add_modern_result_fields(m, *outcome.result);
+        reply.body = make_result(message.id, std::move(*outcome.result));
         return reply;
     } else if (m == "resources/list") {
         r = list_resources(params, info);
@@ -163,16 +184,12 @@ Reply McpServer::handle(const RpcMessage& message, const auth::Principal& who,
     } else if (m == "logging/setLevel") {
         r = set_logging_level(params, info, ctx);
     } else {
-        r = RpcError{kMethodNotFound, "Method not found: " + m,
-                     error_envelope(info.correlation_id, std::nullopt,
-                                    "see the server's capabilities from initialize")};
+        r = method_not_found(m, modern, info);
     }
-    if (auto* err = std::get_if<RpcError>(&r)) {
-        reply.negotiated_version.clear();
-        reply.body = make_error(message.id, *err);
-        return reply;
-    }
-    reply.body = make_result(message.id, std::move(std::get<nlohmann::json>(r)));
+    if (auto* err = std::get_if<RpcError>(&r)) return answer_error(*err);
+    auto& result = std::get<nlohmann::json>(r);
+    if (modern) add_modern_result_fields(m, result);
+    reply.body = make_result(message.id, std::move(result));
     return reply;
 }
 
@@ -185,12 +202,7 @@ McpServer::MethodResult McpServer::initialize(const nlohmann::json& params,
     *negotiated = version;
     nlohmann::json result = {
         {"protocolVersion", version},
-        {"capabilities",
-         {{"tools", {{"listChanged", false}}},
-          {"resources", {{"subscribe", false}, {"listChanged", false}}},
-          {"prompts", {{"listChanged", false}}},
-          {"logging", nlohmann::json::object()},
-          {"completions", nlohmann::json::object()}}},
+        {"capabilities", capabilities(false)},
         {"serverInfo",
          {{"name", "yuzu-server"}, {"title", "Yuzu"}, {"version", options_.server_version}}},
     };
@@ -290,8 +302,11 @@ McpServer::MethodResult McpServer::read_resource(const nlohmann::json& params,
                  nlohmann::json::array(
                      {{{"uri", uri}, {"mimeType", tmpl->mime_type}, {"text", *text}}})}};
         }
-        return invalid_params("Unknown resource URI: " + uri.substr(0, 256), info,
-                              "pass a uri from resources/list");
+        // data.uri names what was not found (SEP-2164), bounded like the message.
+        RpcError missing = invalid_params("Unknown resource URI: " + uri.substr(0, 256), info,
+                                          "pass a uri from resources/list");
+        missing.data["uri"] = uri.substr(0, 256);
+        return missing;
     }
     if (spec->authorize) {
         if (Status s = spec->authorize(who); !s.ok()) {

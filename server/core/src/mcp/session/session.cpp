@@ -153,11 +153,17 @@ uint64_t Session::last_event_id() const {
 void Session::set_log_level(LogLevel level) {
     std::lock_guard<std::mutex> lock(mu_);
     log_level_ = level;
+    logs_muted_ = false;
+}
+
+void Session::mute_logs() {
+    std::lock_guard<std::mutex> lock(mu_);
+    logs_muted_ = true;
 }
 
 bool Session::wants_log(LogLevel level) const {
     std::lock_guard<std::mutex> lock(mu_);
-    return level >= log_level_;
+    return !logs_muted_ && level >= log_level_;
 }
 
 Session::Attach Session::attach(std::optional<uint64_t> last_event_id, http::StreamBudget& budget) {

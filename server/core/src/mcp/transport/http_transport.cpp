@@ -11,6 +11,7 @@
 #include "yuzu/http/server.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 #include "yuzu/mcp/mcp_server.hpp"
+#include "yuzu/mcp/protocol_era.hpp"
 #include "yuzu/mcp/retry.hpp"
 #include "yuzu/mcp/session/session_registry.hpp"
 #include "yuzu/mcp/session/stream_metrics.hpp"
@@ -21,7 +22,8 @@ namespace {
 constexpr char kAllowSessionless[] = "POST, OPTIONS";
 constexpr char kAllowStreaming[] = "GET, POST, DELETE, OPTIONS";
 constexpr char kCorsAllowHeaders[] =
-    "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID";
+    "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, "
+    "Mcp-Method, Mcp-Name";
 constexpr char kCorsExposeHeaders[] = "Mcp-Session-Id, WWW-Authenticate";
 constexpr char kCorsMaxAge[] = "600";
 
@@ -201,13 +203,6 @@ void McpTransport::post(const httplib::Request& req, httplib::Response& res) con
         not_acceptable();
         return;
     }
-    const std::string version = req.get_header_value("MCP-Protocol-Version");
-    if (!version.empty() && !is_supported_protocol_version(version)) {
-        write_rpc_error(res, 400, kBadProtocolVersion,
-                        "Unsupported MCP-Protocol-Version: " + version.substr(0, 32),
-                        "use 2025-11-25, 2025-06-18 or 2025-03-26");
-        return;
-    }
     auto who = authenticate(req, res);
     if (!who) return;
     auto parsed = parse_message(req.body);
@@ -222,6 +217,21 @@ void McpTransport::post(const httplib::Request& req, httplib::Response& res) con
         not_acceptable();
         return;
     }
+    // The era is the body's to say (protocol_era.hpp), so the version header
+    // is judged after the parse: by the 2026 rules, or by the 2025 ones here.
+    const std::string version = req.get_header_value("MCP-Protocol-Version");
+    const RequestInfo info{cid, req.remote_addr, req.get_header_value("User-Agent")};
+    if (is_modern_request(message, version)) {
+        post_modern(req, res, message, *who, info);
+        return;
+    }
+    if (!version.empty() && !is_supported_protocol_version(version)) {
+        write_rpc_error(res, 400, kBadProtocolVersion,
+                        "Unsupported MCP-Protocol-Version: " + version.substr(0, 32),
+                        "use 2025-11-25, 2025-06-18 or 2025-03-26, or 2026-07-28 with "
+                        "params._meta");
+        return;
+    }
     // initialize always starts a new session: a presented id is ignored, so
     // a client cannot be fixed to a session someone else chose.
     const bool initializing =
@@ -232,7 +242,6 @@ void McpTransport::post(const httplib::Request& req, httplib::Response& res) con
             live_session(req, res, req.get_header_value(kSessionHeader), who->principal.username);
         if (!ctx.session) return;
     }
-    const RequestInfo info{cid, req.remote_addr, req.get_header_value("User-Agent")};
     if (message.kind == RpcMessage::Kind::kNotification &&
         message.method == "notifications/cancelled") {
         cancel(message, ctx.session);

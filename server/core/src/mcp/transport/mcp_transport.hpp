@@ -26,6 +26,7 @@ class Session;
 struct CallContext;
 struct McpSettings;
 struct RequestInfo;
+struct RequestMeta;
 struct RpcMessage;
 
 class McpTransport {
@@ -60,6 +61,16 @@ class McpTransport {
     // the 429.
     bool open_session(httplib::Response& res, const std::string& principal,
                       const std::string& version) const;
+
+    // --- the 2026-07-28 era (modern_post.cpp) ----------------------------------
+    // A stateless request: its _meta and header rules, then the call, with
+    // its own response stream when it asks for progress.
+    void post_modern(const httplib::Request& req, httplib::Response& res, const RpcMessage& message,
+                     const http::Authenticated& who, const RequestInfo& info) const;
+    // The unregistered session that carries one 2026 request's streamed
+    // response; null under --mcp-no-streaming.
+    std::shared_ptr<Session> request_session(const std::string& principal, const RequestMeta& meta,
+                                             const std::string& correlation_id) const;
 
     // --- progress (post_stream.cpp) -------------------------------------------
     // A tools/call of a tool that reports progress, with

@@ -37,6 +37,7 @@
 #include "yuzu/mcp/error_codes.hpp"
 #include "yuzu/mcp/jsonrpc.hpp"
 #include "yuzu/mcp/mcp_server.hpp"
+#include "yuzu/mcp/protocol_era.hpp"
 #include "yuzu/mcp/retry.hpp"
 #include "yuzu/mcp/session/session.hpp"
 #include "yuzu/mcp/session/session_registry.hpp"
@@ -91,6 +92,7 @@ struct PostStream {
     int64_t next_tick_ms = 0;
     int64_t deadline_ms = 0;
     bool primed = false;
+    bool resumable = true;  // false: a 2026 request's own session, never on GET
     bool expired = false;
     const Clock& clock;
     CredentialWatch watch;
@@ -117,14 +119,16 @@ bool pump(PostStream& s, httplib::DataSink& sink) {
     const auto now = [&s] { return s.clock.steady_ms(); };
     if (!s.primed) {
         s.primed = true;
-        // The priming event's id is a resume cursor just before the call's
-        // first frame, so a resume from it replays the whole call.
-        http::SseEvent priming;
-        const uint64_t first = s.record->first_frame_id();
-        priming.id = first > 0 ? first - 1 : s.session->last_event_id();
-        priming.retry_ms = s.reconnect_ms;
-        const std::string text = http::SseWriter(1024).frame(priming).value();
-        if (!sink.write(text.data(), text.size())) return false;
+        if (s.resumable) {
+            // The priming event's id is a resume cursor just before the call's
+            // first frame, so a resume from it replays the whole call.
+            http::SseEvent priming;
+            const uint64_t first = s.record->first_frame_id();
+            priming.id = first > 0 ? first - 1 : s.session->last_event_id();
+            priming.retry_ms = s.reconnect_ms;
+            const std::string text = http::SseWriter(1024).frame(priming).value();
+            if (!sink.write(text.data(), text.size())) return false;
+        }
         s.next_tick_ms = now() + s.tick_ms;
     }
     const int64_t until = std::min(s.next_tick_ms, s.deadline_ms);
@@ -228,10 +232,16 @@ bool McpTransport::post_with_progress(const httplib::Request& req, httplib::Resp
         return false;  // answered plainly by the caller
     };
     if (!valid_token(*token)) return degrade(BridgeDegrade::kInvalidToken);
-    if (!ctx.session) return degrade(BridgeDegrade::kNoSession);
     const std::string& principal = who.principal.username;
     const bool streamed =
         options_.streamed_post && accept_lists_event_stream(header_values(req, "Accept"));
+    if (ctx.modern != nullptr && !ctx.session) {
+        // A 2026 request has no GET channel: its progress goes on its own
+        // response or nowhere.
+        if (!streamed) return degrade(BridgeDegrade::kNoSession);
+        ctx.session = request_session(principal, *ctx.modern, info.correlation_id);
+    }
+    if (!ctx.session) return degrade(BridgeDegrade::kNoSession);
 
     std::optional<http::StreamBudget::Lease> lease;
     if (streamed) {
@@ -356,6 +366,7 @@ bool McpTransport::post_with_progress(const httplib::Request& req, httplib::Resp
         stream->execution_ids = record->execution_ids();
         stream->tick_ms = std::max<int64_t>(100, options_.stream_tick_ms);
         stream->reconnect_ms = options_.reconnect_ms;
+        stream->resumable = ctx.modern == nullptr;
         stream->deadline_ms = clock.steady_ms() + options_.streamed_post_cap_ms;
         http::HttpServer::relabel_current_route(kStreamedPostRouteLabel);
         start_event_stream(

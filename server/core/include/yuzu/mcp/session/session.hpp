@@ -77,6 +77,8 @@ class Session {
     uint64_t last_event_id() const;
 
     void set_log_level(LogLevel level);
+    // No notifications/message at all (a 2026 request without a logLevel).
+    void mute_logs();
     bool wants_log(LogLevel level) const;
 
     // --- calls in flight (the progress bridge) -----------------------------
@@ -194,6 +196,7 @@ class Session {
     std::map<std::string, bool> calls_;        // guarded by mu_: request key → streamed
     size_t streamed_calls_ = 0;                // guarded by mu_
     LogLevel log_level_ = LogLevel::kWarning;  // guarded by mu_
+    bool logs_muted_ = false;                  // guarded by mu_
     int64_t last_used_ms_ = 0;                 // guarded by mu_
 };
 

@@ -1,0 +1,156 @@
+#include "mcp/transport/modern_headers.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "yuzu/auth/token_codec.hpp"
+#include "yuzu/common/json_text.hpp"
+#include "yuzu/mcp/catalogue.hpp"
+#include "yuzu/mcp/error_codes.hpp"
+#include "yuzu/mcp/protocol_era.hpp"
+
+namespace yuzu::mcp {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kBase64Open = "=?base64?";
+constexpr std::string_view kBase64Close = "?=";
+constexpr size_t kMaxEchoedBytes = 64;
+
+std::string_view trim_ows(std::string_view v) {
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+    return v;
+}
+
+RpcError mismatch(const std::string& header, const std::string& what,
+                  const std::string& correlation_id) {
+    json data = error_envelope(correlation_id, std::nullopt,
+                               "send " + header + " with exactly the value the body carries");
+    data["header"] = header;
+    return RpcError{kHeaderMismatch, header + " " + what, std::move(data)};
+}
+
+// One header that must stand for `expected` (nullopt: the body has no
+// value, so the header must be absent too).
+std::optional<RpcError> check_one(const httplib::Request& req, const std::string& header,
+                                  const std::optional<std::string>& expected,
+                                  const std::string& correlation_id) {
+    const bool present = req.has_header(header);
+    if (!expected) {
+        if (!present) return std::nullopt;
+        return mismatch(header, "is set but the body has no such value", correlation_id);
+    }
+    if (!present) return mismatch(header, "is missing", correlation_id);
+    if (req.get_header_value_count(header) != 1) {
+        return mismatch(header, "is sent more than once", correlation_id);
+    }
+    auto value = decode_mcp_header_value(req.get_header_value(header));
+    if (!value) return mismatch(header, "is not valid =?base64?...?= text", correlation_id);
+    if (*value != *expected) {
+        return mismatch(header, "does not match the body", correlation_id);
+    }
+    return std::nullopt;
+}
+
+// The value Mcp-Name stands for, when the method has one.
+std::optional<std::string> name_in_body(const RpcMessage& message) {
+    const char* key = nullptr;
+    if (message.method == "tools/call" || message.method == "prompts/get") key = "name";
+    if (message.method == "resources/read") key = "uri";
+    if (key == nullptr || !message.params.is_object()) return std::nullopt;
+    auto it = message.params.find(key);
+    if (it == message.params.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+}
+
+std::optional<RpcError> check_param_headers(const httplib::Request& req, const RpcMessage& message,
+                                            const ToolCatalogue& tools,
+                                            const std::string& correlation_id) {
+    auto name = name_in_body(message);
+    if (!name) return std::nullopt;
+    const ToolSpec* tool = tools.find(*name);
+    if (tool == nullptr) return std::nullopt;  // the call answers unknown-tool itself
+    auto properties = tool->input_schema.find("properties");
+    if (properties == tool->input_schema.end() || !properties->is_object()) return std::nullopt;
+    const json* arguments = nullptr;
+    if (auto a = message.params.find("arguments"); a != message.params.end() && a->is_object()) {
+        arguments = &*a;
+    }
+    for (const auto& [property, schema] : properties->items()) {
+        if (!schema.is_object()) continue;
+        auto header = schema.find("x-mcp-header");
+        if (header == schema.end() || !header->is_string()) continue;
+        std::optional<std::string> expected;
+        if (arguments != nullptr) {
+            if (auto v = arguments->find(property); v != arguments->end()) {
+                expected = mcp_header_text_of(*v);
+            }
+        }
+        if (auto e = check_one(req, "Mcp-Param-" + header->get<std::string>(), expected,
+                               correlation_id)) {
+            return e;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> decode_mcp_header_value(std::string_view raw) {
+    const std::string_view v = trim_ows(raw);
+    if (v.size() < kBase64Open.size() + kBase64Close.size() ||
+        v.substr(0, kBase64Open.size()) != kBase64Open ||
+        v.substr(v.size() - kBase64Close.size()) != kBase64Close) {
+        return std::string(v);
+    }
+    auto decoded = auth::base64_decode(
+        v.substr(kBase64Open.size(), v.size() - kBase64Open.size() - kBase64Close.size()));
+    if (!decoded.ok()) return std::nullopt;
+    return std::move(decoded).value();
+}
+
+std::optional<std::string> mcp_header_text_of(const json& argument) {
+    if (argument.is_string()) return argument.get<std::string>();
+    if (argument.is_boolean()) return argument.get<bool>() ? "true" : "false";
+    if (argument.is_number()) return dump_json(argument);
+    return std::nullopt;
+}
+
+std::optional<RpcError> check_version_header(const httplib::Request& req, const RpcMessage& message,
+                                             const std::string& correlation_id) {
+    if (!message.params.is_object()) return std::nullopt;
+    auto meta = message.params.find("_meta");
+    if (meta == message.params.end() || !meta->is_object()) return std::nullopt;
+    auto version = meta->find(kMetaProtocolVersion);
+    if (version == meta->end() || !version->is_string()) return std::nullopt;
+    const std::string header(trim_ows(req.get_header_value("MCP-Protocol-Version")));
+    if (header.empty() || header == version->get_ref<const std::string&>()) return std::nullopt;
+    return mismatch("MCP-Protocol-Version",
+                    "(" + header.substr(0, kMaxEchoedBytes) + ") does not match params._meta",
+                    correlation_id);
+}
+
+std::optional<RpcError> check_modern_headers(const httplib::Request& req, const RpcMessage& message,
+                                             const RequestMeta& meta, const ToolCatalogue& tools,
+                                             const std::string& correlation_id) {
+    const std::string version = std::string(trim_ows(req.get_header_value("MCP-Protocol-Version")));
+    if (version != meta.protocol_version) {
+        return mismatch("MCP-Protocol-Version",
+                        version.empty() ? "is missing"
+                                        : "(" + version.substr(0, kMaxEchoedBytes) +
+                                              ") does not match params._meta",
+                        correlation_id);
+    }
+    if (message.kind != RpcMessage::Kind::kRequest) {
+        // Clients send Mcp-Method with requests only; when present it must agree.
+        if (!req.has_header("Mcp-Method")) return std::nullopt;
+        return check_one(req, "Mcp-Method", message.method, correlation_id);
+    }
+    if (auto e = check_one(req, "Mcp-Method", message.method, correlation_id)) return e;
+    if (auto e = check_one(req, "Mcp-Name", name_in_body(message), correlation_id)) return e;
+    if (message.method != "tools/call") return std::nullopt;
+    return check_param_headers(req, message, tools, correlation_id);
+}
+
+}  // namespace yuzu::mcp
