@@ -19,13 +19,21 @@
 #       SDK client's onprogress: the POST answered as an SSE stream of
 #       notifications/progress (strictly increasing, ending at 20/20, each
 #       with the execution_id) then the result; without onprogress, plain
-#       JSON;
+#       JSON; then a 2026-07-28 client (@modelcontextprotocol/client) on the
+#       same server: stateless, the same tools, the same progress on its
+#       own stream, and a closed stream that leaves the execution running;
 #   (j) sdk_agentic.mjs: the agentic surface on 3 virtual agents with one SDK
 #       client per tier: the four advisory tools against their outputSchemas,
 #       the five resources (capabilities per tier), the nine prompts with
 #       hostile arguments wrapped as untrusted data, completion, and a replay
 #       of every enterprise-it-v1 golden fixture at its tier (mutating steps
 #       answer -32006 and their tickets stay pending: nothing is approved).
+#   (k) `conformance server --requirements 2026-07-28` (conformance-2026,
+#       the pinned 0.2.0-alpha.12) against yuzu-mcp-fixtures, with
+#       expected-failures-2026.yml;
+#   (l) the generic 2026-07-28 scenarios against yuzu-server with the
+#       supervised token; server-stateless there may fail only its four
+#       checks that call the suite's diagnostic fixture tools.
 # Last line: "N passed, M failed" (scenarios + SDK and browser checks).
 # Exit status is non-zero on any failure.
 set -uo pipefail
@@ -34,6 +42,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BIN="${YUZU_BUILD_DIR:-$ROOT/build}/bin"
 CONFORMANCE="$HERE/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+CONFORMANCE_2026="$HERE/node_modules/conformance-2026/dist/index.js"
 
 # Scenarios that need no fixture catalogue. completion-complete is not here:
 # it asks for the fixture prompt test_prompt_with_arguments, which yuzu-server
@@ -55,9 +64,11 @@ done
 installed_version() {
   node -p "require('$HERE/node_modules/$1/package.json').version" 2>/dev/null
 }
-wanted_version() { node -p "require('$HERE/package.json').dependencies['$1']"; }
+# An npm: alias pins "npm:<name>@<version>"; the installed package says <version>.
+wanted_version() { node -p "require('$HERE/package.json').dependencies['$1'].replace(/^npm:.*@/, '')"; }
 stale=0
-for pkg in @modelcontextprotocol/conformance @modelcontextprotocol/sdk; do
+for pkg in @modelcontextprotocol/conformance @modelcontextprotocol/sdk @modelcontextprotocol/client \
+  conformance-2026; do
   [ "$(installed_version "$pkg")" = "$(wanted_version "$pkg")" ] || stale=1
 done
 [ "$HERE/package-lock.json" -nt "$HERE/node_modules/.package-lock.json" ] && stale=1
@@ -95,6 +106,9 @@ start_proxy() {
 
 conformance() {
   node --import "$HERE/node20-globsync.mjs" "$CONFORMANCE" server "$@"
+}
+conformance_2026() {
+  node --import "$HERE/node20-globsync.mjs" "$CONFORMANCE_2026" server "$@"
 }
 
 TOTAL_PASSED=0
@@ -262,12 +276,69 @@ echo "== (h) browser: /mcp/v1/ from another origin (CORS, Playwright, Debian chr
 run_counted h "$HERE/browser/mcp_cors.spec.mjs"
 
 # --- (i) progress of execute_instruction on the POST, with the SDK client ----
-echo "== (i) SDK client: execute_instruction with onprogress on 20 virtual agents"
+echo "== (i) SDK clients of both eras: execute_instruction with onprogress on 20 virtual agents"
 run_counted i "$HERE/sdk_progress.mjs"
 
 # --- (j) the agentic tools, resources, prompts and golden pack --------------
 echo "== (j) SDK client: agentic tools, resources, prompts and the enterprise-it-v1 golden pack"
 run_counted j "$HERE/sdk_agentic.mjs"
+
+# --- (k) the 2026-07-28 requirements against yuzu-mcp-fixtures -------------
+echo "== (k) conformance: --requirements 2026-07-28 against yuzu-mcp-fixtures"
+conformance_2026 --url "$FIXTURES_PROXY" --requirements 2026-07-28 \
+  --expected-failures "$HERE/expected-failures-2026.yml" -o "$WORK/results-k" >"$WORK/k.log" 2>&1
+k_rc=$?
+# The same report as (b). Scenarios the revision does not score (the Tasks
+# extension's tasks-*, pending ones) fail without failing the baseline
+# check; they count as neither passed nor failed here.
+summary="$(sed 's/\x1b\[[0-9;]*m//g' "$WORK/k.log")"
+k_lines=$(grep -cE '^(✓|✗) ' <<<"$summary")
+# (A scenario with only WARNING checks prints ✓ and may be an expected failure.)
+k_expected_names="$(sed -n 's/^  ~ //p' <<<"$summary")"
+k_passed=$(sed -n 's/^✓ \([^:]*\):.*/\1/p' <<<"$summary" | grep -v '^tasks-' |
+  grep -cvxF -e "${k_expected_names:-//none//}")
+k_expected=$(grep -c . <<<"$k_expected_names")
+k_unexpected=$(sed -n '/^Unexpected failures/,/^$/p' <<<"$summary" | grep -c '^  ✗ ')
+k_stale=$(sed -n '/^Stale/,/^$/p' <<<"$summary" | grep -c '^  ✓ ')
+k_failed=$((k_unexpected + k_stale))
+not_scored=$((k_lines - k_passed - k_expected - k_unexpected - k_stale))
+if [ "$k_rc" -ne 0 ] && [ "$k_failed" -eq 0 ]; then k_failed=1; fi
+if [ "$k_rc" -ne 0 ]; then cat "$WORK/k.log"; else grep -E '^(✓|✗|  ~) |^Total' <<<"$summary"; fi
+echo "(k) $k_passed passed, $k_failed failed ($k_expected expected failures, $not_scored not scored)"
+TOTAL_PASSED=$((TOTAL_PASSED + k_passed)); TOTAL_FAILED=$((TOTAL_FAILED + k_failed))
+
+# --- (l) the generic 2026-07-28 scenarios against yuzu-server ---------------
+echo "== (l) conformance 2026-07-28: generic scenarios against yuzu-server"
+GENERIC_2026_SCENARIOS=(tools-list resources-list prompts-list dns-rebinding-protection
+  http-header-validation caching server-sse-multiple-streams sep-2164-resource-not-found)
+# server-stateless (server/discover, _meta, versions, headers, removed
+# methods) also calls diagnostic tools only a fixture catalogue has.
+FIXTURE_ONLY_CHECKS='["sep-2575-server-rejects-undeclared-capability","sep-2575-missing-capability-http-400","sep-2575-http-server-no-independent-requests-on-stream","sep-2575-server-no-log-without-loglevel"]'
+l_passed=0
+l_failed=0
+for scenario in "${GENERIC_2026_SCENARIOS[@]}" server-stateless; do
+  log="$WORK/l-$scenario.log"
+  out="$WORK/results-l-$scenario"
+  conformance_2026 --url "$SERVER_PROXY" --spec-version 2026-07-28 --scenario "$scenario" \
+    -o "$out" >"$log" 2>&1
+  rc=$?
+  ok=0
+  if [ "$scenario" = server-stateless ]; then
+    # Passes when the failed checks are exactly the fixture-only ones.
+    failed="$(jq -c '[.[] | select(.status == "FAILURE" or .status == "WARNING") | .id] | unique' \
+      "$out"/*/checks.json 2>/dev/null)"
+    [ "$failed" = "$(jq -c 'sort' <<<"$FIXTURE_ONLY_CHECKS")" ] && ok=1
+  elif [ "$rc" -eq 0 ] && grep -qE '^Passed: [0-9]+/[0-9]+, 0 failed' "$log"; then
+    ok=1
+  fi
+  if [ "$ok" -eq 1 ]; then
+    l_passed=$((l_passed + 1)); echo "  pass  $scenario"
+  else
+    l_failed=$((l_failed + 1)); echo "  FAIL  $scenario"; sed 's/^/        /' "$log"
+  fi
+done
+echo "(l) $l_passed passed, $l_failed failed"
+TOTAL_PASSED=$((TOTAL_PASSED + l_passed)); TOTAL_FAILED=$((TOTAL_FAILED + l_failed))
 
 echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
 [ "$TOTAL_FAILED" -eq 0 ]

@@ -12,11 +12,21 @@
 //       callTool resolves, and carries the result's execution_id in
 //       _meta.execution_id; the result comes once the execution completed;
 //   (b) the same call without onprogress is answered with plain JSON;
-//   (c) the result's structuredContent against the tool's outputSchema (ajv).
+//   (c) the result's structuredContent against the tool's outputSchema (ajv);
+//   (d) the same server and agents with a 2026-07-28 client
+//       (@modelcontextprotocol/client, pinned to the stateless era): no
+//       session anywhere, tools/list, execute_instruction with onprogress
+//       answered on its own text/event-stream with the same series; then a
+//       call whose stream the client closes after the first frame: the
+//       execution it started still completes on all agents.
 // Prints "ok - ..." / "not ok - ..." and "N passed, M failed".
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client';
 import Ajv from 'ajv';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -238,6 +248,110 @@ runner.test('(c) the result\'s structuredContent matches the outputSchema tools/
   assert(ok, `schema errors: ${JSON.stringify(validate.errors)}`);
 });
 
+// --- (d) a 2026-07-28 client on the same server ---------------------------------
+
+const modernLog = [];  // {rpcMethod, tool, sessionSent, sessionAnswered, status, contentType}
+let modern;
+
+async function modernFetch(url, init) {
+  const res = await fetch(url, init);
+  let message = null;
+  try {
+    message = JSON.parse(init?.body ?? 'null');
+  } catch {
+    // not a JSON body
+  }
+  modernLog.push({
+    httpMethod: init?.method ?? 'GET',
+    rpcMethod: message?.method,
+    tool: message?.params?.name,
+    sessionSent: new Headers(init?.headers).has('mcp-session-id'),
+    sessionAnswered: res.headers.has('mcp-session-id'),
+    status: res.status,
+    contentType: res.headers.get('content-type') ?? '',
+  });
+  return res;
+}
+
+runner.test('(d) a 2026-07-28 client connects statelessly: server/discover, no initialize, no session', async () => {
+  modern = new ModernClient({ name: 'yuzu-e2e-modern', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const transport = new ModernTransport(new URL(`${server.baseUrl}/mcp/v1/`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    fetch: modernFetch,
+  });
+  await modern.connect(transport);
+  assertEqual(modern.getProtocolEra(), 'modern', 'era');
+  assertEqual(modern.getNegotiatedProtocolVersion(), '2026-07-28', 'negotiated version');
+  const methods = modernLog.map((r) => r.rpcMethod);
+  assert(methods.includes('server/discover'), `no server/discover: ${methods.join(', ')}`);
+  assert(!methods.includes('initialize'), `initialize was sent: ${methods.join(', ')}`);
+});
+
+runner.test('(d) the 2026 client lists the same tools as the 2025 client', async () => {
+  const { tools } = await modern.listTools();
+  const { tools: legacy } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  assertEqual(JSON.stringify(names), JSON.stringify(legacy.map((t) => t.name).sort()), 'tool names');
+  assert(names.includes('execute_instruction'), 'execute_instruction is not listed');
+});
+
+runner.test(`(d) execute_instruction with onprogress over 2026: its own text/event-stream, ${N}/${N} at the end`, async () => {
+  const frames = [];
+  const logFrom = modernLog.length;
+  const result = await modern.callTool(
+    { name: 'execute_instruction', arguments: { plugin: 'os', action: 'info' } },
+    { onprogress: (p) => frames.push(p) },
+  );
+  assert(!result.isError, `isError: ${JSON.stringify(result.content).slice(0, 300)}`);
+  const post = modernLog.slice(logFrom).find((r) => r.tool === 'execute_instruction');
+  assert(post !== undefined, 'the client made no POST of execute_instruction');
+  assertEqual(post.status, 200, 'HTTP status');
+  assert(post.contentType.startsWith('text/event-stream'),
+    `Content-Type of the answer: ${JSON.stringify(post.contentType)}`);
+  const series = frames.map((f) => `${f.progress}/${f.total}`).join(', ');
+  assert(frames.length > 0, 'no progress reached onprogress');
+  for (let i = 1; i < frames.length; i += 1) {
+    assert(frames[i].progress > frames[i - 1].progress, `not strictly increasing: ${series}`);
+  }
+  assertEqual(frames.at(-1).progress, N, `the last frame's progress (series ${series})`);
+  assertEqual(frames.at(-1).total, N, `the last frame's total (series ${series})`);
+  assertEqual(result.structuredContent?.agents_targeted, N, 'structuredContent.agents_targeted');
+  console.log(`    # 2026: ${frames.length} progress frame(s): ${series}`);
+});
+
+runner.test('(d) closing a 2026 call\'s stream detaches it: the execution still completes', async () => {
+  const abort = new AbortController();
+  let executionId;
+  const call = modern.callTool(
+    { name: 'execute_instruction', arguments: { plugin: 'os', action: 'info' } },
+    {
+      signal: abort.signal,
+      onprogress: (p) => {
+        executionId ??= p._meta?.execution_id;
+        abort.abort();
+      },
+    },
+  );
+  const outcome = await call.then(() => 'resolved', () => 'rejected');
+  assertEqual(outcome, 'rejected', 'the aborted call');
+  assert(/^[0-9a-f]{32}$/.test(executionId ?? ''), `execution_id from the first frame: ${executionId}`);
+  const done = await waitUntil('the detached execution to complete', async () => {
+    const st = await callOk('get_execution_status', { execution_id: executionId, agents_limit: 0 });
+    return isTerminal(st.status) ? st : null;
+  }, 30000);
+  assertEqual(done.agents_responded, N, 'agents_responded once complete');
+});
+
+runner.test('(d) no 2026 request sent or got an Mcp-Session-Id, and none was a GET or DELETE', async () => {
+  assert(modernLog.length > 0, 'no 2026 requests were recorded');
+  for (const r of modernLog) {
+    assertEqual(r.httpMethod, 'POST', `HTTP method of ${r.rpcMethod}`);
+    assertEqual(r.sessionSent, false, `Mcp-Session-Id sent with ${r.rpcMethod}`);
+    assertEqual(r.sessionAnswered, false, `Mcp-Session-Id answered to ${r.rpcMethod}`);
+  }
+});
+
 // --- setup and run ---------------------------------------------------------------
 
 async function setUp() {
@@ -260,6 +374,7 @@ async function setUp() {
 }
 
 async function tearDown() {
+  await modern?.close().catch(() => {});
   await client?.close().catch(() => {});
   await agents?.stop();
   await server.stop();
