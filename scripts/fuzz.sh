@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the scope DSL parser, the config file parser, the MCP JSON-RPC
-# envelope (bounded JSON parse + envelope checks), the agent-plane request
+# envelope (bounded JSON parse + envelope checks), the 2026-07-28 era's
+# _meta parser and header-value decoding, the agent-plane request
 # bodies (enrollment, heartbeat, inventory, results), the agentic layer's
 # question classifier and playbook lookup, and the CA's CSR check with libFuzzer
 # (+ ASan + UBSan), 1,000,000 executions per target.
@@ -86,6 +87,12 @@ targets=(
   "jsonrpc_envelope_fuzz jsonrpc 4096 fuzz/jsonrpc_envelope_fuzz.cpp
    server/core/src/mcp/protocol/jsonrpc.cpp server/core/src/common/json_parse.cpp server/core/src/common/json_text.cpp
    server/core/src/common/status.cpp"
+  "mcp_era_fuzz era 4096 fuzz/mcp_era_fuzz.cpp
+   server/core/src/mcp/protocol/request_meta.cpp server/core/src/mcp/session/log_level.cpp
+   server/core/src/mcp/transport/header_value_codec.cpp server/core/src/auth/token_codec.cpp
+   server/core/src/auth/random.cpp
+   server/core/src/mcp/protocol/jsonrpc.cpp server/core/src/common/json_parse.cpp
+   server/core/src/common/json_text.cpp server/core/src/common/status.cpp -lcrypto"
   "config_file_fuzz config 8192 fuzz/config_file_fuzz.cpp
    server/core/src/app/config_file.cpp server/core/src/common/status.cpp"
   "scope_parser_fuzz scope 4200 fuzz/scope_parser_fuzz.cpp server/core/src/scope/*.cpp

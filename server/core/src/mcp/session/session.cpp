@@ -10,23 +10,6 @@
 #include "yuzu/metrics/gauge.hpp"
 
 namespace yuzu::mcp {
-namespace {
-
-constexpr std::array<std::string_view, 8> kLogLevelNames = {
-    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
-
-}  // namespace
-
-std::optional<LogLevel> parse_log_level(std::string_view name) {
-    for (size_t i = 0; i < kLogLevelNames.size(); ++i) {
-        if (kLogLevelNames[i] == name) return static_cast<LogLevel>(i);
-    }
-    return std::nullopt;
-}
-
-std::string_view log_level_name(LogLevel level) {
-    return kLogLevelNames[static_cast<size_t>(level)];
-}
 
 Session::Session(std::string id, std::string principal, std::string protocol_version,
                  const SessionLimits& limits, const StreamMetrics* metrics, int64_t now_steady_ms)

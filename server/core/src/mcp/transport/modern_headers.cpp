@@ -2,8 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "yuzu/auth/token_codec.hpp"
-#include "yuzu/common/json_text.hpp"
 #include "yuzu/mcp/catalogue.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 #include "yuzu/mcp/protocol_era.hpp"
@@ -13,15 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kBase64Open = "=?base64?";
-constexpr std::string_view kBase64Close = "?=";
 constexpr size_t kMaxEchoedBytes = 64;
-
-std::string_view trim_ows(std::string_view v) {
-    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
-    return v;
-}
 
 RpcError mismatch(const std::string& header, const std::string& what,
                   const std::string& correlation_id) {
@@ -97,26 +87,6 @@ std::optional<RpcError> check_param_headers(const httplib::Request& req, const R
 
 }  // namespace
 
-std::optional<std::string> decode_mcp_header_value(std::string_view raw) {
-    const std::string_view v = trim_ows(raw);
-    if (v.size() < kBase64Open.size() + kBase64Close.size() ||
-        v.substr(0, kBase64Open.size()) != kBase64Open ||
-        v.substr(v.size() - kBase64Close.size()) != kBase64Close) {
-        return std::string(v);
-    }
-    auto decoded = auth::base64_decode(
-        v.substr(kBase64Open.size(), v.size() - kBase64Open.size() - kBase64Close.size()));
-    if (!decoded.ok()) return std::nullopt;
-    return std::move(decoded).value();
-}
-
-std::optional<std::string> mcp_header_text_of(const json& argument) {
-    if (argument.is_string()) return argument.get<std::string>();
-    if (argument.is_boolean()) return argument.get<bool>() ? "true" : "false";
-    if (argument.is_number()) return dump_json(argument);
-    return std::nullopt;
-}
-
 std::optional<RpcError> check_version_header(const httplib::Request& req, const RpcMessage& message,
                                              const std::string& correlation_id) {
     if (!message.params.is_object()) return std::nullopt;
@@ -124,7 +94,7 @@ std::optional<RpcError> check_version_header(const httplib::Request& req, const 
     if (meta == message.params.end() || !meta->is_object()) return std::nullopt;
     auto version = meta->find(kMetaProtocolVersion);
     if (version == meta->end() || !version->is_string()) return std::nullopt;
-    const std::string header(trim_ows(req.get_header_value("MCP-Protocol-Version")));
+    const std::string header(trim_header_ows(req.get_header_value("MCP-Protocol-Version")));
     if (header.empty() || header == version->get_ref<const std::string&>()) return std::nullopt;
     return mismatch("MCP-Protocol-Version",
                     "(" + header.substr(0, kMaxEchoedBytes) + ") does not match params._meta",
@@ -134,7 +104,8 @@ std::optional<RpcError> check_version_header(const httplib::Request& req, const 
 std::optional<RpcError> check_modern_headers(const httplib::Request& req, const RpcMessage& message,
                                              const RequestMeta& meta, const ToolCatalogue& tools,
                                              const std::string& correlation_id) {
-    const std::string version = std::string(trim_ows(req.get_header_value("MCP-Protocol-Version")));
+    const std::string version =
+        std::string(trim_header_ows(req.get_header_value("MCP-Protocol-Version")));
     if (version != meta.protocol_version) {
         return mismatch("MCP-Protocol-Version",
                         version.empty() ? "is missing"

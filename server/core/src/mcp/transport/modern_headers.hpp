@@ -20,6 +20,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "yuzu/mcp/jsonrpc.hpp"
 
@@ -38,6 +39,8 @@ std::optional<RpcError> check_modern_headers(const httplib::Request& req, const 
                                              const RequestMeta& meta, const ToolCatalogue& tools,
                                              const std::string& correlation_id);
 
+// A header value without the spaces and tabs around it (RFC 9110 §5.5).
+std::string_view trim_header_ows(std::string_view value);
 // Exposed for unit tests. The value a header stands for: trimmed, and
 // decoded when it is in the base64 form; nullopt for a malformed base64 form.
 std::optional<std::string> decode_mcp_header_value(std::string_view raw);
