@@ -25,8 +25,8 @@ const nlohmann::json* meta_of(const nlohmann::json& params) {
 bool is_modern_request(const RpcMessage& message, const std::string& protocol_version_header) {
     const nlohmann::json* meta = meta_of(message.params);
     if (meta != nullptr && meta->is_object() && meta->contains(kMetaProtocolVersion)) return true;
-    // A 2025 client's initialize may send any header; it opens the 2025 era
-    // unless its own _meta claims 2026 (then initialize is a removed method).
+    // initialize is 2026 only by its own _meta (and then a removed method);
+    // otherwise its MCP-Protocol-Version header is judged by the 2025 rules.
     if (message.kind == RpcMessage::Kind::kRequest && message.method == "initialize") return false;
     return protocol_version_header == kModernProtocolVersion;
 }

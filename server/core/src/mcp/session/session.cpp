@@ -42,12 +42,14 @@ Result<StreamFrame> Session::commit(std::string_view message_json, CommitMode mo
 Result<StreamFrame> Session::commit_locked(std::string_view message_json, CommitMode mode) {
     if (closed_) return Status::FailedPrecondition("the session is closed");
     http::SseEvent event;
-    event.id = next_id_;
+    // The frame keeps its ring id either way; only a resumable session
+    // tells the client, which would otherwise resume with Last-Event-ID.
+    if (resumable_) event.id = next_id_;
     event.data = std::string(message_json);
     auto text = writer_.frame(event);
     if (!text.ok()) return text.status();
-    ++next_id_;
-    StreamFrame frame{*event.id, std::make_shared<const std::string>(std::move(text).value())};
+    const uint64_t id = next_id_++;
+    StreamFrame frame{id, std::make_shared<const std::string>(std::move(text).value())};
     frame.ring_only = mode.ring_only;
     frame.pinned = mode.pinned;
     if (connection_ && !mode.ring_only) {
@@ -137,6 +139,11 @@ void Session::set_log_level(LogLevel level) {
     std::lock_guard<std::mutex> lock(mu_);
     log_level_ = level;
     logs_muted_ = false;
+}
+
+void Session::set_unresumable() {
+    std::lock_guard<std::mutex> lock(mu_);
+    resumable_ = false;
 }
 
 void Session::mute_logs() {

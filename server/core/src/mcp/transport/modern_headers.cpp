@@ -1,5 +1,6 @@
 #include "mcp/transport/modern_headers.hpp"
 
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "yuzu/mcp/catalogue.hpp"
@@ -23,9 +24,12 @@ RpcError mismatch(const std::string& header, const std::string& what,
 
 // One header that must stand for `expected` (nullopt: the body has no
 // value, so the header must be absent too).
+// `integer`: the value is an integer argument, compared as a number (a
+// header of "007" stands for 7).
 std::optional<RpcError> check_one(const httplib::Request& req, const std::string& header,
                                   const std::optional<std::string>& expected,
-                                  const std::string& correlation_id) {
+                                  const std::string& correlation_id,
+                                  std::optional<int64_t> integer = std::nullopt) {
     const bool present = req.has_header(header);
     if (!expected) {
         if (!present) return std::nullopt;
@@ -37,6 +41,15 @@ std::optional<RpcError> check_one(const httplib::Request& req, const std::string
     }
     auto value = decode_mcp_header_value(req.get_header_value(header));
     if (!value) return mismatch(header, "is not valid =?base64?...?= text", correlation_id);
+    if (integer) {
+        int64_t n = 0;
+        const char* end = value->data() + value->size();
+        auto [ptr, ec] = std::from_chars(value->data(), end, n);
+        if (value->empty() || ec != std::errc() || ptr != end || n != *integer) {
+            return mismatch(header, "does not match the body", correlation_id);
+        }
+        return std::nullopt;
+    }
     if (*value != *expected) {
         return mismatch(header, "does not match the body", correlation_id);
     }
@@ -72,13 +85,15 @@ std::optional<RpcError> check_param_headers(const httplib::Request& req, const R
         auto header = schema.find("x-mcp-header");
         if (header == schema.end() || !header->is_string()) continue;
         std::optional<std::string> expected;
+        std::optional<int64_t> integer;
         if (arguments != nullptr) {
             if (auto v = arguments->find(property); v != arguments->end()) {
                 expected = mcp_header_text_of(*v);
+                if (v->is_number_integer()) integer = v->get<int64_t>();
             }
         }
         if (auto e = check_one(req, "Mcp-Param-" + header->get<std::string>(), expected,
-                               correlation_id)) {
+                               correlation_id, integer)) {
             return e;
         }
     }

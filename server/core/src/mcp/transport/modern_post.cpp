@@ -16,6 +16,7 @@
 // call started keep running and stay fetchable by execution_id.
 #include <nlohmann/json.hpp>
 
+#include "mcp/protocol/modern_results.hpp"
 #include "mcp/transport/mcp_transport.hpp"
 #include "mcp/transport/modern_headers.hpp"
 #include "mcp/transport/transport_support.hpp"
@@ -55,6 +56,7 @@ std::shared_ptr<Session> McpTransport::request_session(const std::string& princi
     auto session = std::make_shared<Session>(
         "request:" + correlation_id, principal, meta.protocol_version,
         options_.sessions->options().limits, options_.stream_metrics, clock.steady_ms());
+    session->set_unresumable();
     if (meta.log_level) {
         session->set_log_level(*meta.log_level);
     } else {
@@ -91,6 +93,13 @@ void McpTransport::post_modern(const httplib::Request& req, httplib::Response& r
         // cancels by closing the request's stream, not by notification.
         res.status = 202;
         return;
+    }
+    if (message.method == "tools/call") {
+        // Before a streamed answer could start: a refusal is a 400.
+        if (auto missing = missing_client_capability(mcp_.tools(), message.params, meta, info)) {
+            refuse(400, *missing);
+            return;
+        }
     }
     CallContext ctx;
     ctx.modern = &meta;

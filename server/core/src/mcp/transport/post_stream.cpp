@@ -242,6 +242,24 @@ bool McpTransport::post_with_progress(const httplib::Request& req, httplib::Resp
         ctx.session = request_session(principal, *ctx.modern, info.correlation_id);
     }
     if (!ctx.session) return degrade(BridgeDegrade::kNoSession);
+    // A 2026 refusal carries the request's id, like every 2026 error.
+    const auto refuse = [&](int status, int code, const std::string& text,
+                            const std::string& remediation, std::optional<int64_t> retry) {
+        if (ctx.modern == nullptr) {
+            write_rpc_error(res, status, code, text, remediation, retry);
+            return;
+        }
+        if (retry) res.set_header("Retry-After", std::to_string((*retry + 999) / 1000));
+        write_rpc(res, status,
+                  make_error(message.id,
+                             RpcError{code, text,
+                                      error_envelope(info.correlation_id, retry, remediation)}));
+    };
+    const std::string plain_answer =
+        ctx.modern ? "retry without Accept: text/event-stream for a plain answer (without "
+                     "progress)"
+                   : "retry without Accept: text/event-stream for a plain answer (progress "
+                     "then goes to the GET stream)";
 
     std::optional<http::StreamBudget::Lease> lease;
     if (streamed) {
@@ -252,15 +270,12 @@ bool McpTransport::post_with_progress(const httplib::Request& req, httplib::Resp
                 stream_metrics->reject(global ? StreamReject::kPostGlobalCap
                                               : StreamReject::kPostPerPrincipalCap);
             }
-            write_rpc_error(
-                res, 429, kStreamCapReached,
-                global ? "too many streams are open on this server (at most " +
-                             std::to_string(budget_.cap()) + ")"
-                       : "too many streamed calls are open for this principal (at most " +
-                             std::to_string(budget_.per_principal_cap()) + ")",
-                "retry later, or call without Accept: text/event-stream for a plain answer "
-                "(progress then goes to the GET stream)",
-                kMcpStreamedPostRetryMs);
+            refuse(429, kStreamCapReached,
+                   global ? "too many streams are open on this server (at most " +
+                                std::to_string(budget_.cap()) + ")"
+                          : "too many streamed calls are open for this principal (at most " +
+                                std::to_string(budget_.per_principal_cap()) + ")",
+                   "retry later, or " + plain_answer, kMcpStreamedPostRetryMs);
             return true;
         }
         lease = std::move(*admission.lease);
@@ -281,29 +296,26 @@ bool McpTransport::post_with_progress(const httplib::Request& req, httplib::Resp
                 if (stream_metrics && streamed) {
                     stream_metrics->reject(StreamReject::kPostDuplicateId);
                 }
-                write_rpc_error(res, 409, kInvalidRequest,
-                                "request id " + dump_json(message.id).substr(0, 64) +
-                                    " is already in flight on this session",
-                                "use a fresh request id");
+                refuse(409, kInvalidRequest,
+                       "request id " + dump_json(message.id).substr(0, 64) +
+                           " is already in flight on this session",
+                       "use a fresh request id", std::nullopt);
                 return true;
             case R::kRecordCap:
                 if (!streamed) return degrade(BridgeDegrade::kRecordCap);
                 if (stream_metrics) stream_metrics->reject(StreamReject::kPostRecordCap);
-                write_rpc_error(res, 429, kStreamCapReached,
-                                "the server follows the progress of at most " +
-                                    std::to_string(kBridgeRecordCap) + " calls at once",
-                                "retry later, or retry without Accept: text/event-stream for a "
-                                "plain answer",
-                                kMcpStreamedPostRetryMs);
+                refuse(429, kStreamCapReached,
+                       "the server follows the progress of at most " +
+                           std::to_string(kBridgeRecordCap) + " calls at once",
+                       "retry later, or " + plain_answer, kMcpStreamedPostRetryMs);
                 return true;
             case R::kSlotsBusy:
                 if (stream_metrics) stream_metrics->reject(StreamReject::kPostPinSlots);
-                write_rpc_error(res, 429, kStreamCapReached,
-                                "this session already has " +
-                                    std::to_string(options_.sessions->options().limits.max_pinned) +
-                                    " streamed calls in flight",
-                                "wait for one of them to finish, then retry",
-                                kMcpStreamedPostRetryMs);
+                refuse(429, kStreamCapReached,
+                       "this session already has " +
+                           std::to_string(options_.sessions->options().limits.max_pinned) +
+                           " streamed calls in flight",
+                       "wait for one of them to finish, then retry", kMcpStreamedPostRetryMs);
                 return true;
         }
     }

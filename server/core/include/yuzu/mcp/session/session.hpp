@@ -79,6 +79,9 @@ class Session {
     void set_log_level(LogLevel level);
     // No notifications/message at all (a 2026 request without a logLevel).
     void mute_logs();
+    // Frames carry no SSE id: a 2026 request's own session, which nothing
+    // can resume (set before the first commit).
+    void set_unresumable();
     bool wants_log(LogLevel level) const;
 
     // --- calls in flight (the progress bridge) -----------------------------
@@ -197,6 +200,7 @@ class Session {
     size_t streamed_calls_ = 0;                // guarded by mu_
     LogLevel log_level_ = LogLevel::kWarning;  // guarded by mu_
     bool logs_muted_ = false;                  // guarded by mu_
+    bool resumable_ = true;                    // guarded by mu_
     int64_t last_used_ms_ = 0;                 // guarded by mu_
 };
 
