@@ -190,6 +190,18 @@ TEST(McpModern, AMissingMcpMethodHeaderIsAHeaderMismatch) {
     EXPECT_EQ(error["data"]["header"], "Mcp-Method") << error.dump();
 }
 
+TEST(McpModern, ATwiceSentVersionHeaderIsRefusedBeforeTheEraIsChosen) {
+    ModernFixture f;
+    // 2025 first, 2026 second: read either way, one reader would skip the
+    // 2026 header rules that the other trusts.
+    auto headers = modern_headers(f.token, "tools/list");
+    headers.erase("MCP-Protocol-Version");
+    headers.emplace("MCP-Protocol-Version", "2025-11-25");
+    headers.emplace("MCP-Protocol-Version", kModern);
+    auto res = f.post(headers, modern_body("tools/list", json::object(), 24));
+    refused(res, 400, -32600, 24);
+}
+
 TEST(McpModern, MethodsTheRevisionRemovedAndUnknownMethodsAreNotFound) {
     ModernFixture f;
     int id = 30;

@@ -278,7 +278,7 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
     const ToolSpec* tool = env.tools.find(name);
     if (tool == nullptr) {
         write_audit(env, who, name.substr(0, 64), "failure", "unknown tool", info);
-        out.error = RpcError{kInvalidParams, "Unknown tool: " + name,
+        out.error = RpcError{kInvalidParams, "Unknown tool: " + name.substr(0, 64),
                              error_envelope(info.correlation_id, std::nullopt,
                                             "call tools/list for the tools this server offers")};
         return out;

@@ -219,6 +219,16 @@ void McpTransport::post(const httplib::Request& req, httplib::Response& res) con
     }
     // The era is the body's to say (protocol_era.hpp), so the version header
     // is judged after the parse: by the 2026 rules, or by the 2025 ones here.
+    // One value only: two could steer this server and a proxy into
+    // different eras (and past the 2026 header rules).
+    if (req.get_header_value_count("MCP-Protocol-Version") > 1) {
+        write_rpc(
+            res, 400,
+            make_error(message.id,
+                       RpcError{kInvalidRequest, "MCP-Protocol-Version is sent more than once",
+                                error_envelope(cid, std::nullopt, "send the header once")}));
+        return;
+    }
     const std::string version = req.get_header_value("MCP-Protocol-Version");
     const RequestInfo info{cid, req.remote_addr, req.get_header_value("User-Agent")};
     if (is_modern_request(message, version)) {

@@ -29,7 +29,7 @@ RpcError mismatch(const std::string& header, const std::string& what,
 std::optional<RpcError> check_one(const httplib::Request& req, const std::string& header,
                                   const std::optional<std::string>& expected,
                                   const std::string& correlation_id,
-                                  std::optional<int64_t> integer = std::nullopt) {
+                                  const json* integer = nullptr) {
     const bool present = req.has_header(header);
     if (!expected) {
         if (!present) return std::nullopt;
@@ -41,11 +41,20 @@ std::optional<RpcError> check_one(const httplib::Request& req, const std::string
     }
     auto value = decode_mcp_header_value(req.get_header_value(header));
     if (!value) return mismatch(header, "is not valid =?base64?...?= text", correlation_id);
-    if (integer) {
-        int64_t n = 0;
+    if (integer != nullptr) {
+        // Unsigned and signed apart, so a large value cannot wrap into a match.
         const char* end = value->data() + value->size();
-        auto [ptr, ec] = std::from_chars(value->data(), end, n);
-        if (value->empty() || ec != std::errc() || ptr != end || n != *integer) {
+        bool equal = false;
+        if (integer->is_number_unsigned()) {
+            uint64_t n = 0;
+            auto [ptr, ec] = std::from_chars(value->data(), end, n);
+            equal = ec == std::errc() && ptr == end && n == integer->get<uint64_t>();
+        } else {
+            int64_t n = 0;
+            auto [ptr, ec] = std::from_chars(value->data(), end, n);
+            equal = ec == std::errc() && ptr == end && n == integer->get<int64_t>();
+        }
+        if (value->empty() || !equal) {
             return mismatch(header, "does not match the body", correlation_id);
         }
         return std::nullopt;
@@ -85,11 +94,11 @@ std::optional<RpcError> check_param_headers(const httplib::Request& req, const R
         auto header = schema.find("x-mcp-header");
         if (header == schema.end() || !header->is_string()) continue;
         std::optional<std::string> expected;
-        std::optional<int64_t> integer;
+        const json* integer = nullptr;
         if (arguments != nullptr) {
             if (auto v = arguments->find(property); v != arguments->end()) {
                 expected = mcp_header_text_of(*v);
-                if (v->is_number_integer()) integer = v->get<int64_t>();
+                if (v->is_number_integer()) integer = &*v;
             }
         }
         if (auto e = check_one(req, "Mcp-Param-" + header->get<std::string>(), expected,

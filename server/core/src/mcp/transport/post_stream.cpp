@@ -392,8 +392,14 @@ bool McpTransport::post_with_progress(const httplib::Request& req, httplib::Resp
             [stream] {
                 const CloseReason reason = stream->closed.value_or(CloseReason::kClientDisconnect);
                 // A peer that left before the result: the record carries on
-                // alone and commits the result to the ring for a resume.
+                // alone and commits the result to the ring for a resume. A
+                // 2026 stream cannot be resumed, so its record is let go at
+                // once (its bridge slot too); the executions run on either way.
                 stream->record->bridge().set_pump_attached(*stream->record, false);
+                if (!stream->resumable && !stream->closed) {
+                    stream->record->bridge().abandon(*stream->record,
+                                                     CloseReason::kClientDisconnect);
+                }
                 if (stream->metrics) {
                     stream->metrics->closed(reason);
                     stream->metrics->post_streams_active.Decrement();
