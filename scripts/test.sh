@@ -68,7 +68,7 @@ status=0
 # a --tsan run has nothing to add there and leaves them out.
 if [ "$run_fuzz" = 1 ]; then
   # Each parser under libFuzzer (clang) for 1,000,000 executions; YUZU_FUZZ_SECONDS
-  # overrides the per-target time cap (fuzz.sh's default, 240 s).
+  # overrides the per-target time cap (fuzz.sh's default, 480 s).
   yuzu_log "fuzzing the scope and config-file parsers, the JSON-RPC envelope, the 2026 _meta and header values, the agent-plane bodies, the question classifier and the CSR check (1,000,000 executions each)"
   "$YUZU_ROOT/scripts/fuzz.sh" ${YUZU_FUZZ_SECONDS:+"$YUZU_FUZZ_SECONDS"} || status=1
 else

@@ -202,6 +202,21 @@ TEST(McpModern, ATwiceSentVersionHeaderIsRefusedBeforeTheEraIsChosen) {
     refused(res, 400, -32600, 24);
 }
 
+TEST(McpModern, AResponseIsRefusedBecauseTheServerAskedNothing) {
+    ModernFixture f;
+    const json response = {{"jsonrpc", "2.0"}, {"id", "r-1"}, {"result", json::object()}};
+    json error = refused(f.post(modern_headers(f.token, ""), response), 400, -32600, "r-1");
+    EXPECT_NE(error["message"].get<std::string>().find("sends no requests"), std::string::npos)
+        << error.dump();
+    // A notification is accepted with no body.
+    const json note = {{"jsonrpc", "2.0"},
+                       {"method", "notifications/initialized"},
+                       {"params", modern_body("x")["params"]}};
+    auto res = f.post(modern_headers(f.token, "notifications/initialized"), note);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 202) << res->body;
+}
+
 TEST(McpModern, MethodsTheRevisionRemovedAndUnknownMethodsAreNotFound) {
     ModernFixture f;
     int id = 30;
@@ -320,6 +335,26 @@ TEST(McpModern, AStreamedToolCallSendsProgressThenTheCompleteResultWithoutASessi
     EXPECT_EQ(progress.back()["progress"], 2);
     EXPECT_EQ(progress.back()["total"], 2);
     EXPECT_TRUE(s.wait_eof(std::chrono::milliseconds(2000)));
+
+    // When only a wildcard covers text/event-stream the client has not asked
+    // for a stream, and 2026 has no GET channel to carry the progress
+    // instead: a plain answer, counted as its own degrade reason.
+    httplib::Client c(f.server->base_url());
+    body["id"] = 12;
+    body["params"]["_meta"]["progressToken"] = "modern-2";
+    httplib::Headers wildcard_accept;
+    for (const auto& [k, v] : headers)
+        wildcard_accept.emplace(k, k == "Accept" ? "application/json, */*" : v);
+    auto plain = c.Post("/mcp/v1/", wildcard_accept, body.dump(), "application/json");
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(plain->status, 200) << plain->body;
+    EXPECT_EQ(plain->get_header_value("Content-Type"), "application/json");
+    EXPECT_TRUE(body_of(plain)["result"]["structuredContent"].contains("execution_id"))
+        << plain->body;
+    EXPECT_EQ(mcp_stream::metric_value(c, "yuzu_mcp_bridge_degrade_total{reason=\"no_stream\"}"),
+              1);
+    EXPECT_EQ(mcp_stream::metric_value(c, "yuzu_mcp_bridge_degrade_total{reason=\"no_session\"}"),
+              0);
 }
 
 }  // namespace

@@ -231,6 +231,49 @@ TEST(JsonSchema, AnnotationsAreAcceptedButNotAsserted) {
     EXPECT_TRUE(accepts(schema, {{"mail", "not an address"}}));
 }
 
+// MCP 2026-07-28 (SEP-2243): where x-mcp-header may appear and on what.
+TEST(JsonSchema, XMcpHeaderSitsOnAPrimitivePropertyReachedThroughPropertiesAlone) {
+    compile_ok(json::parse(R"({"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "dry": {"type": "boolean", "x-mcp-header": "Dry-Run"},
+        "target": {"type": "object", "properties": {
+            "zone": {"type": "integer", "x-mcp-header": "Zone"}}}}})"));
+    const auto placement = [](const std::string& text) {
+        return compile_error(json::parse(text)).find("must sit on a property") != std::string::npos;
+    };
+    EXPECT_TRUE(placement(R"({"type": "string", "x-mcp-header": "Root"})")) << "the root";
+    EXPECT_TRUE(placement(R"({"type": "array", "items": {"type": "string",
+        "x-mcp-header": "Item"}})"));
+    EXPECT_TRUE(placement(R"({"anyOf": [{"type": "object", "properties": {
+        "a": {"type": "string", "x-mcp-header": "A"}}}]})"));
+    EXPECT_TRUE(placement(R"({"$defs": {"r": {"type": "string", "x-mcp-header": "R"}},
+        "properties": {"r": {"$ref": "#/$defs/r"}}})"));
+    EXPECT_TRUE(placement(R"({"patternProperties": {"^r": {"type": "string",
+        "x-mcp-header": "R"}}})"));
+}
+
+TEST(JsonSchema, XMcpHeaderNeedsOneOfStringIntegerBooleanAndAUniqueName) {
+    const auto error = [](const std::string& text) { return compile_error(json::parse(text)); };
+    for (const char* type : {R"("number")", R"(["string", "null"])", R"("object")"}) {
+        EXPECT_NE(error(std::string(R"({"properties": {"p": {"x-mcp-header": "P", "type": )") +
+                        type + "}}}")
+                      .find("one of string, integer, boolean"),
+                  std::string::npos)
+            << type;
+    }
+    EXPECT_NE(error(R"({"properties": {"p": {"x-mcp-header": "P"}}})").find("one of string"),
+              std::string::npos)
+        << "no type at all";
+    EXPECT_NE(error(R"({"properties": {"a": {"type": "string", "x-mcp-header": "Region"},
+        "b": {"type": "object", "properties": {
+            "c": {"type": "string", "x-mcp-header": "REGION"}}}}})")
+                  .find("another property already uses"),
+              std::string::npos);
+    EXPECT_NE(error(R"({"properties": {"a": {"type": "string", "x-mcp-header": "Bad Name"}}})")
+                  .find("HTTP token"),
+              std::string::npos);
+}
+
 TEST(JsonSchema, MinLengthCountsCodePoints) {
     const auto one = compile_ok({{"minLength", 1}, {"maxLength", 1}});
     EXPECT_TRUE(accepts(one, "\xC3\xA9"));          // é: 2 bytes, 1 code point

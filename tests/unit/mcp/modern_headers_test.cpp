@@ -59,7 +59,19 @@ TEST(McpHeaderValue, TheBase64FormDecodesToItsText) {
     EXPECT_EQ(decode_mcp_header_value("=?base64?SGVsbG8=?="), "Hello");
     EXPECT_EQ(decode_mcp_header_value(" \t=?base64?SGVsbG8=?=  "), "Hello");
     EXPECT_EQ(decode_mcp_header_value("=?base64?SGVsbG8sIOS4lueVjA==?="), "Hello, 世界");
-    EXPECT_EQ(decode_mcp_header_value("Hello, 世界"), "Hello, 世界") << "UTF-8 literal";
+}
+
+// Outside the base64 form a value is visible ASCII, spaces and tabs only
+// (SEP-2243: non-ASCII and control characters must come base64-encoded).
+TEST(McpHeaderValue, PlainValuesWithNonAsciiOrControlBytesAreRefused) {
+    EXPECT_EQ(decode_mcp_header_value("Hello, 世界"), std::nullopt) << "raw UTF-8";
+    EXPECT_EQ(decode_mcp_header_value("caf\xe9"), std::nullopt) << "Latin-1 obs-text";
+    EXPECT_EQ(decode_mcp_header_value("a\x7f"), std::nullopt) << "DEL";
+    EXPECT_EQ(decode_mcp_header_value(std::string("a\0b", 3)), std::nullopt) << "NUL";
+    EXPECT_EQ(decode_mcp_header_value("a\x01b"), std::nullopt);
+    EXPECT_EQ(decode_mcp_header_value("a\tb"), "a\tb") << "an inner tab is allowed";
+    EXPECT_EQ(decode_mcp_header_value("~!#$%&'()*+,-./:;<=>?@[\\]^_`{|}"),
+              "~!#$%&'()*+,-./:;<=>?@[\\]^_`{|}");
 }
 
 TEST(McpHeaderValue, MalformedBase64IsRefusedRatherThanTakenLiterally) {
@@ -197,6 +209,14 @@ class ModernHeadersTest : public ::testing::Test {
         t.tier_key = auth::Permission{auth::Securable::kInfrastructure, auth::Operation::kRead};
         t.access = ToolAccess{*t.tier_key, AccessScope::kSelf, ""};
         t.handler = [](const ToolCall&) -> Result<nlohmann::json> { return json::object(); };
+        EXPECT_TRUE(tools.add(t).ok());
+        t.name = "route_nested";
+        t.input_schema = {
+            {"type", "object"},
+            {"properties",
+             {{"target",
+               {{"type", "object"},
+                {"properties", {{"zone", {{"type", "integer"}, {"x-mcp-header", "Zone"}}}}}}}}}};
         EXPECT_TRUE(tools.add(std::move(t)).ok());
         meta.protocol_version = kModernProtocolVersion;
     }
@@ -292,6 +312,33 @@ TEST_F(ModernHeadersTest, AParamHeaderEqualToTheArgumentPassesLiteralOrBase64) {
         req.headers.emplace("Mcp-Param-Region", value);
         EXPECT_EQ(mismatched(req, call), "Mcp-Param-Region") << value;
     }
+}
+
+TEST_F(ModernHeadersTest, ARawNonAsciiParamHeaderIsRefusedEvenWhenItEqualsTheBody) {
+    const RpcMessage call = call_route({{"region", "Zürich"}});
+    auto raw = http_request("tools/call");
+    raw.headers.emplace("Mcp-Name", "route");
+    raw.headers.emplace("Mcp-Param-Region", "Zürich");
+    EXPECT_EQ(mismatched(raw, call), "Mcp-Param-Region");
+    auto encoded = http_request("tools/call");
+    encoded.headers.emplace("Mcp-Name", "route");
+    encoded.headers.emplace("Mcp-Param-Region", "=?base64?WsO8cmljaA==?=");
+    EXPECT_EQ(mismatched(encoded, call), "");
+}
+
+TEST_F(ModernHeadersTest, AnXMcpHeaderNestedThroughPropertiesIsChecked) {
+    const auto call = [](json arguments) {
+        return request("tools/call",
+                       with_meta({{"name", "route_nested"}, {"arguments", std::move(arguments)}}));
+    };
+    auto req = http_request("tools/call");
+    req.headers.emplace("Mcp-Name", "route_nested");
+    EXPECT_EQ(mismatched(req, call({{"target", {{"zone", 7}}}})), "Mcp-Param-Zone");
+    EXPECT_EQ(mismatched(req, call({{"target", json::object()}})), "");
+    EXPECT_EQ(mismatched(req, call({{"target", "not an object"}})), "");
+    req.headers.emplace("Mcp-Param-Zone", "007");
+    EXPECT_EQ(mismatched(req, call({{"target", {{"zone", 7}}}})), "");
+    EXPECT_EQ(mismatched(req, call({{"target", {{"zone", 8}}}})), "Mcp-Param-Zone");
 }
 
 TEST_F(ModernHeadersTest, TheVersionHeaderMustEqualTheMetaVersion) {

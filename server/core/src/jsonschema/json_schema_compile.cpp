@@ -201,6 +201,9 @@ class SchemaCompiler {
             for (const auto& [keyword, value] : schema.items()) {
                 YUZU_RETURN_IF_ERROR(compile_keyword(keyword, value, location, depth, node));
             }
+            if (schema.contains("x-mcp-header")) {
+                YUZU_RETURN_IF_ERROR(mcp_header_placement(schema, location));
+            }
         } else {
             return Status::InvalidArgument("schema at " + location +
                                            " must be an object or a boolean, got " +
@@ -293,6 +296,48 @@ class SchemaCompiler {
                                      "lists " + single_quoted(name.get<std::string>()) + " twice");
             }
             node.required.push_back(name.get<std::string>());
+        }
+        return Status::Ok();
+    }
+
+    // MCP 2026-07-28: a client drops a tool whose x-mcp-header breaks these
+    // rules, so a catalogue that breaks them must not start. The property is
+    // reached from the root through "properties" alone, has one type among
+    // string, integer and boolean, and its header name is unique ignoring case.
+    Status mcp_header_placement(const json& schema, const std::string& location) {
+        std::string_view rest(location);
+        rest.remove_prefix(1);  // "#"
+        bool through_properties = !rest.empty();
+        while (through_properties && !rest.empty()) {
+            constexpr std::string_view kStep = "/properties/";
+            if (rest.substr(0, kStep.size()) != kStep) {
+                through_properties = false;
+                break;
+            }
+            rest.remove_prefix(kStep.size());
+            const std::size_t next = rest.find('/');
+            rest.remove_prefix(next == std::string_view::npos ? rest.size() : next);
+        }
+        if (!through_properties) {
+            return keyword_error("x-mcp-header", location,
+                                 "must sit on a property reached from the root through "
+                                 "\"properties\" alone (not items, allOf/anyOf/oneOf, not, $ref)");
+        }
+        const auto type = schema.find("type");
+        const bool primitive = type != schema.end() && type->is_string() &&
+                               (*type == "string" || *type == "integer" || *type == "boolean");
+        if (!primitive) {
+            return keyword_error("x-mcp-header", location,
+                                 "needs \"type\" to be one of string, integer, boolean");
+        }
+        std::string folded = schema.at("x-mcp-header").get<std::string>();
+        for (char& c : folded) {
+            if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+        }
+        if (!mcp_headers_.insert(std::move(folded)).second) {
+            return keyword_error("x-mcp-header", location,
+                                 "names a header another property already uses (names are "
+                                 "compared ignoring case)");
         }
         return Status::Ok();
     }
@@ -578,6 +623,7 @@ class SchemaCompiler {
     std::vector<SchemaNode> nodes_;
     std::unordered_map<std::string, NodeId> by_location_;
     std::vector<PendingRef> pending_refs_;
+    std::unordered_set<std::string> mcp_headers_;  // x-mcp-header names, lower-cased
 };
 
 }  // namespace

@@ -22,6 +22,8 @@ std::string_view bridge_degrade_name(BridgeDegrade why) {
     switch (why) {
         case BridgeDegrade::kNoSession:
             return "no_session";
+        case BridgeDegrade::kNoStream:
+            return "no_stream";
         case BridgeDegrade::kInvalidToken:
             return "invalid_token";
         case BridgeDegrade::kRecordCap:

@@ -25,6 +25,12 @@ std::optional<std::string> decode_mcp_header_value(std::string_view raw) {
     if (v.size() < kBase64Open.size() + kBase64Close.size() ||
         v.substr(0, kBase64Open.size()) != kBase64Open ||
         v.substr(v.size() - kBase64Close.size()) != kBase64Close) {
+        // A plain value is visible ASCII, spaces and tabs: anything else must
+        // come base64-encoded, so obs-text and control bytes are refused.
+        for (char c : v) {
+            const auto u = static_cast<unsigned char>(c);
+            if ((u < 0x21 || u > 0x7e) && u != ' ' && u != '\t') return std::nullopt;
+        }
         return std::string(v);
     }
     auto decoded = auth::base64_decode(

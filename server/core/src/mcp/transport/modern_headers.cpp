@@ -40,7 +40,12 @@ std::optional<RpcError> check_one(const httplib::Request& req, const std::string
         return mismatch(header, "is sent more than once", correlation_id);
     }
     auto value = decode_mcp_header_value(req.get_header_value(header));
-    if (!value) return mismatch(header, "is not valid =?base64?...?= text", correlation_id);
+    if (!value) {
+        return mismatch(header,
+                        "has a malformed =?base64?...?= form, or bytes outside visible ASCII "
+                        "that only that form may carry",
+                        correlation_id);
+    }
     if (integer != nullptr) {
         // Unsigned and signed apart, so a large value cannot wrap into a match.
         const char* end = value->data() + value->size();
@@ -76,6 +81,41 @@ std::optional<std::string> name_in_body(const RpcMessage& message) {
     return it->get<std::string>();
 }
 
+// Walks `schema`'s properties (and their nested properties: x-mcp-header
+// may sit at any depth reached through "properties" alone, which the schema
+// compiler enforces). `arguments` is the body's object at the same path, or
+// null when the body has none there. The depth is the schema's, bounded at
+// compile time.
+std::optional<RpcError> check_params_under(const httplib::Request& req, const json& schema,
+                                           const json* arguments,
+                                           const std::string& correlation_id) {
+    auto properties = schema.find("properties");
+    if (properties == schema.end() || !properties->is_object()) return std::nullopt;
+    for (const auto& [property, sub] : properties->items()) {
+        if (!sub.is_object()) continue;
+        const json* value = nullptr;
+        if (arguments != nullptr) {
+            if (auto v = arguments->find(property); v != arguments->end()) value = &*v;
+        }
+        auto header = sub.find("x-mcp-header");
+        if (header != sub.end() && header->is_string()) {
+            std::optional<std::string> expected;
+            const json* integer = nullptr;
+            if (value != nullptr) {
+                expected = mcp_header_text_of(*value);
+                if (value->is_number_integer()) integer = value;
+            }
+            if (auto e = check_one(req, "Mcp-Param-" + header->get<std::string>(), expected,
+                                   correlation_id, integer)) {
+                return e;
+            }
+        }
+        const json* nested = value != nullptr && value->is_object() ? value : nullptr;
+        if (auto e = check_params_under(req, sub, nested, correlation_id)) return e;
+    }
+    return std::nullopt;
+}
+
 std::optional<RpcError> check_param_headers(const httplib::Request& req, const RpcMessage& message,
                                             const ToolCatalogue& tools,
                                             const std::string& correlation_id) {
@@ -83,30 +123,11 @@ std::optional<RpcError> check_param_headers(const httplib::Request& req, const R
     if (!name) return std::nullopt;
     const ToolSpec* tool = tools.find(*name);
     if (tool == nullptr) return std::nullopt;  // the call answers unknown-tool itself
-    auto properties = tool->input_schema.find("properties");
-    if (properties == tool->input_schema.end() || !properties->is_object()) return std::nullopt;
     const json* arguments = nullptr;
     if (auto a = message.params.find("arguments"); a != message.params.end() && a->is_object()) {
         arguments = &*a;
     }
-    for (const auto& [property, schema] : properties->items()) {
-        if (!schema.is_object()) continue;
-        auto header = schema.find("x-mcp-header");
-        if (header == schema.end() || !header->is_string()) continue;
-        std::optional<std::string> expected;
-        const json* integer = nullptr;
-        if (arguments != nullptr) {
-            if (auto v = arguments->find(property); v != arguments->end()) {
-                expected = mcp_header_text_of(*v);
-                if (v->is_number_integer()) integer = &*v;
-            }
-        }
-        if (auto e = check_one(req, "Mcp-Param-" + header->get<std::string>(), expected,
-                               correlation_id, integer)) {
-            return e;
-        }
-    }
-    return std::nullopt;
+    return check_params_under(req, tool->input_schema, arguments, correlation_id);
 }
 
 }  // namespace

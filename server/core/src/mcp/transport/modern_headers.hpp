@@ -42,7 +42,8 @@ std::optional<RpcError> check_modern_headers(const httplib::Request& req, const 
 // A header value without the spaces and tabs around it (RFC 9110 §5.5).
 std::string_view trim_header_ows(std::string_view value);
 // Exposed for unit tests. The value a header stands for: trimmed, and
-// decoded when it is in the base64 form; nullopt for a malformed base64 form.
+// decoded when it is in the base64 form; nullopt for a malformed base64 form
+// or a plain value with a byte outside visible ASCII, space and tab.
 std::optional<std::string> decode_mcp_header_value(std::string_view raw);
 // The header text of an argument: strings as they are, booleans true/false,
 // numbers as JSON writes them; nullopt for null, objects and arrays.

@@ -5,6 +5,9 @@
 //   params._meta (400 / -32602, or -32022 for an unknown version) →
 //   header rules (400 / -32020, modern_headers.hpp) → McpServer
 //
+// A JSON-RPC response is refused (400 / -32600): a 2026 server sends the
+// client no requests, so there is nothing it could answer.
+//
 // Every error carries the request's id. A method the server does not have
 // (or that the revision removed, like initialize) is 404 / -32601.
 //
@@ -71,6 +74,13 @@ void McpTransport::post_modern(const httplib::Request& req, httplib::Response& r
     const auto refuse = [&](int status, const RpcError& error) {
         write_rpc(res, status, make_error(message.id, error));
     };
+    if (message.kind == RpcMessage::Kind::kResponse) {
+        refuse(400, RpcError{kInvalidRequest,
+                             "a 2026-07-28 server sends no requests, so a response answers nothing",
+                             error_envelope(info.correlation_id, std::nullopt,
+                                            "send requests or notifications only")});
+        return;
+    }
     // A header that disagrees with _meta is a mismatch even when neither
     // names a version this server speaks.
     if (auto mismatch = check_version_header(req, message, info.correlation_id)) {
@@ -89,8 +99,8 @@ void McpTransport::post_modern(const httplib::Request& req, httplib::Response& r
         return;
     }
     if (message.kind != RpcMessage::Kind::kRequest) {
-        // Notifications and client responses need no answer; a 2026 client
-        // cancels by closing the request's stream, not by notification.
+        // A notification needs no answer; a 2026 client cancels by closing
+        // the request's stream, not by notification.
         res.status = 202;
         return;
     }

@@ -238,7 +238,7 @@ bool McpTransport::post_with_progress(const httplib::Request& req, httplib::Resp
     if (ctx.modern != nullptr && !ctx.session) {
         // A 2026 request has no GET channel: its progress goes on its own
         // response or nowhere.
-        if (!streamed) return degrade(BridgeDegrade::kNoSession);
+        if (!streamed) return degrade(BridgeDegrade::kNoStream);
         ctx.session = request_session(principal, *ctx.modern, info.correlation_id);
     }
     if (!ctx.session) return degrade(BridgeDegrade::kNoSession);

@@ -22,8 +22,17 @@ std::string_view bridge_reject_name(BridgeReject why);
 
 // Why a call with a progress token got the plain response without progress:
 // yuzu_mcp_bridge_degrade_total{reason}.
-enum class BridgeDegrade { kNoSession, kInvalidToken, kRecordCap, kShuttingDown, kNoMemory };
-inline constexpr size_t kBridgeDegradeCount = 5;
+// kNoStream: a 2026-07-28 request, which has no GET channel, whose Accept
+// does not take its own event stream (or streamed POSTs are off).
+enum class BridgeDegrade {
+    kNoSession,
+    kNoStream,
+    kInvalidToken,
+    kRecordCap,
+    kShuttingDown,
+    kNoMemory
+};
+inline constexpr size_t kBridgeDegradeCount = 6;
 std::string_view bridge_degrade_name(BridgeDegrade why);
 
 // What a notifications/cancelled found: yuzu_mcp_cancel_notifications_total{outcome}.
