@@ -3,8 +3,9 @@
 // a JSON-RPC body. Invariants:
 //   - nothing crashes, throws or recurses past the JSON depth limit;
 //   - a header value outside the =?base64?...?= form decodes to itself,
-//     trimmed; one inside it decodes to bytes that encode back to its data
-//     (only canonical base64 is accepted);
+//     trimmed, when it holds only visible ASCII, spaces and tabs, and is
+//     refused otherwise; one inside it decodes to bytes that encode back to
+//     its data (only canonical base64 is accepted);
 //   - parse_request_meta answers a RequestMeta whose version is one the
 //     server speaks, or a -32602 / -32022 error, and -32022 lists the
 //     supported versions and echoes at most 64 bytes of the requested one.
@@ -37,7 +38,12 @@ void check_header_value(std::string_view raw) {
                          trimmed.substr(0, kOpen.size()) == kOpen &&
                          trimmed.substr(trimmed.size() - kClose.size()) == kClose;
     if (!wrapped) {
-        require(decoded.has_value() && *decoded == trimmed);
+        bool literal = true;
+        for (char c : trimmed) {
+            const auto u = static_cast<unsigned char>(c);
+            if ((u < 0x21 || u > 0x7e) && u != ' ' && u != '\t') literal = false;
+        }
+        require(literal ? decoded.has_value() && *decoded == trimmed : !decoded.has_value());
         return;
     }
     if (!decoded) return;
