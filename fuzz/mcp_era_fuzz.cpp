@@ -41,7 +41,8 @@ void check_header_value(std::string_view raw) {
         bool literal = true;
         for (char c : trimmed) {
             const auto u = static_cast<unsigned char>(c);
-            if ((u < 0x21 || u > 0x7e) && u != ' ' && u != '\t') literal = false;
+            // Said another way than the code does: tab, or space through tilde.
+            literal = literal && (u == 0x09 || (u >= 0x20 && u <= 0x7e));
         }
         require(literal ? decoded.has_value() && *decoded == trimmed : !decoded.has_value());
         return;

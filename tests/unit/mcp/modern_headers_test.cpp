@@ -68,7 +68,10 @@ TEST(McpHeaderValue, PlainValuesWithNonAsciiOrControlBytesAreRefused) {
     EXPECT_EQ(decode_mcp_header_value("caf\xe9"), std::nullopt) << "Latin-1 obs-text";
     EXPECT_EQ(decode_mcp_header_value("a\x7f"), std::nullopt) << "DEL";
     EXPECT_EQ(decode_mcp_header_value(std::string("a\0b", 3)), std::nullopt) << "NUL";
-    EXPECT_EQ(decode_mcp_header_value("a\x01b"), std::nullopt);
+    EXPECT_EQ(decode_mcp_header_value("a\x01"
+                                      "b"),
+              std::nullopt)
+        << "SOH";
     EXPECT_EQ(decode_mcp_header_value("a\tb"), "a\tb") << "an inner tab is allowed";
     EXPECT_EQ(decode_mcp_header_value("~!#$%&'()*+,-./:;<=>?@[\\]^_`{|}"),
               "~!#$%&'()*+,-./:;<=>?@[\\]^_`{|}");
@@ -339,6 +342,9 @@ TEST_F(ModernHeadersTest, AnXMcpHeaderNestedThroughPropertiesIsChecked) {
     req.headers.emplace("Mcp-Param-Zone", "007");
     EXPECT_EQ(mismatched(req, call({{"target", {{"zone", 7}}}})), "");
     EXPECT_EQ(mismatched(req, call({{"target", {{"zone", 8}}}})), "Mcp-Param-Zone");
+    // The schema's integer accepts 7.0, and a client writes it as 7.
+    EXPECT_EQ(mismatched(req, call({{"target", {{"zone", 7.0}}}})), "");
+    EXPECT_EQ(mismatched(req, call({{"target", {{"zone", 7.5}}}})), "Mcp-Param-Zone");
 }
 
 TEST_F(ModernHeadersTest, TheVersionHeaderMustEqualTheMetaVersion) {

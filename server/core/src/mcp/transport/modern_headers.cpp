@@ -1,6 +1,8 @@
 #include "mcp/transport/modern_headers.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "yuzu/mcp/catalogue.hpp"
@@ -101,9 +103,20 @@ std::optional<RpcError> check_params_under(const httplib::Request& req, const js
         if (header != sub.end() && header->is_string()) {
             std::optional<std::string> expected;
             const json* integer = nullptr;
+            json whole;  // 7.0 in the body: the schema's integer, and a client sends "7"
             if (value != nullptr) {
                 expected = mcp_header_text_of(*value);
-                if (value->is_number_integer()) integer = value;
+                if (value->is_number_integer()) {
+                    integer = value;
+                } else if (value->is_number_float()) {
+                    const double d = value->get<double>();
+                    // 2^63 is exact as a double; the range keeps the cast defined.
+                    if (std::isfinite(d) && std::trunc(d) == d && d >= -9223372036854775808.0 &&
+                        d < 9223372036854775808.0) {
+                        whole = static_cast<int64_t>(d);
+                        integer = &whole;
+                    }
+                }
             }
             if (auto e = check_one(req, "Mcp-Param-" + header->get<std::string>(), expected,
                                    correlation_id, integer)) {

@@ -33,6 +33,7 @@ enum class BridgeDegrade {
     kNoMemory
 };
 inline constexpr size_t kBridgeDegradeCount = 6;
+static_assert(kBridgeDegradeCount == static_cast<size_t>(BridgeDegrade::kNoMemory) + 1);
 std::string_view bridge_degrade_name(BridgeDegrade why);
 
 // What a notifications/cancelled found: yuzu_mcp_cancel_notifications_total{outcome}.
