@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <thread>
 
 #include "http/connection.hpp"
 
@@ -54,6 +55,19 @@ size_t drain(ConnectionStream& s, size_t limit) {
     }
     return total;
 }
+
+// What the peer can read right now, without waiting.
+std::string readable_now(int fd) {
+    std::string out;
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (n <= 0) return out;
+        out.append(buf, static_cast<size_t>(n));
+    }
+}
+
+constexpr char kHeaderBlock[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n";
 
 TEST(ConnectionStream, HeaderBytesOverTheCapStopTheRead) {
     Pair p;
@@ -166,6 +180,91 @@ TEST(ConnectionStream, AClosedPeerIsNotWritable) {
     EXPECT_TRUE(s.is_writable());
     ::shutdown(p.client, SHUT_WR);
     EXPECT_FALSE(s.is_writable());
+}
+
+// The write side: a stream on a socket pair, and what its peer can read.
+class ConnectionStreamWrite : public ::testing::Test {
+  protected:
+    // Whether the stream took all of `bytes` (sent or held).
+    bool put(const std::string& bytes) {
+        return s_.write(bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+    }
+    std::string peer_reads() const { return readable_now(p_.client); }
+
+    Pair p_;
+    const ConnectionLimits limits_ = small_limits();
+    std::atomic<bool> stopping_{false};
+    ConnectionStream s_{p_.conn, limits_, stopping_};
+    const std::string head_ = kHeaderBlock;
+};
+
+TEST_F(ConnectionStreamWrite, AHeaderBlockGoesOutWithItsBody) {
+    s_.begin_request();
+    ASSERT_TRUE(put(head_));
+    EXPECT_EQ(peer_reads(), "");  // held for the body
+    ASSERT_TRUE(put("ok"));
+    EXPECT_EQ(peer_reads(), head_ + "ok");
+
+    // The next request's answer without a body goes out at flush().
+    s_.begin_request();
+    ASSERT_TRUE(put(head_));
+    EXPECT_EQ(peer_reads(), "");
+    EXPECT_TRUE(s_.flush());
+    EXPECT_EQ(peer_reads(), head_);
+    EXPECT_TRUE(s_.flush());  // nothing left: a no-op
+    EXPECT_EQ(peer_reads(), "");
+}
+
+TEST_F(ConnectionStreamWrite, AHeldHeaderBlockGoesOutBeforeAReadOrAStreamedChunk) {
+    // 100 Continue: the client sends its body only once it has the answer.
+    s_.begin_request();
+    const std::string interim = "HTTP/1.1 100 Continue\r\n\r\n";
+    ASSERT_TRUE(put(interim));
+    s_.begin_body();
+    p_.send("xy");
+    char buf[8];
+    EXPECT_EQ(s_.read(buf, sizeof buf), 2);
+    EXPECT_EQ(peer_reads(), interim);
+
+    // httplib asks is_writable() before each chunk of a streamed body.
+    s_.begin_request();
+    ASSERT_TRUE(put(head_));
+    EXPECT_TRUE(s_.is_writable());
+    EXPECT_EQ(peer_reads(), head_);
+}
+
+TEST_F(ConnectionStreamWrite, OnlyAResponsesFirstWriteOfAHeaderBlockIsHeld) {
+    // No request begun (a deferred reply written whole): sent as it comes.
+    ASSERT_TRUE(put(head_));
+    EXPECT_EQ(peer_reads(), head_);
+    // Bytes that are not a header block are never held.
+    s_.begin_request();
+    ASSERT_TRUE(put("data: x\n\n"));
+    EXPECT_EQ(peer_reads(), "data: x\n\n");
+    // A second header block in one response (after an interim answer was
+    // sent) is not held either.
+    ASSERT_TRUE(put(head_));
+    EXPECT_EQ(peer_reads(), head_);
+}
+
+TEST_F(ConnectionStreamWrite, ABodyTooBigToCopyFollowsItsHeaderBlock) {
+    s_.begin_request();
+    const std::string body(100 * 1024, 'b');
+    // The reader drains while the stream writes, as a real client does.
+    std::string got;
+    std::thread reader([&] {
+        char buf[65536];
+        while (got.size() < head_.size() + body.size()) {
+            const ssize_t n = ::recv(p_.client, buf, sizeof buf, 0);
+            if (n <= 0) return;
+            got.append(buf, static_cast<size_t>(n));
+        }
+    });
+    EXPECT_TRUE(put(head_));
+    EXPECT_TRUE(put(body));
+    ::shutdown(p_.conn.fd, SHUT_WR);  // the reader stops at EOF if bytes went missing
+    reader.join();
+    EXPECT_EQ(got, head_ + body);
 }
 
 }  // namespace

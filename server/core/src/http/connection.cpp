@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
+#include <utility>
 
 #include "yuzu/common/correlation_id.hpp"
 
@@ -21,6 +23,17 @@ using std::chrono::steady_clock;
 
 // Reads poll in slices this long so a server stop is noticed promptly.
 constexpr milliseconds kStopCheckSlice{100};
+
+// A held header block is at most this big, and a body at most this big is
+// copied behind it to go out in one send; a bigger one is sent on its own.
+constexpr size_t kMaxHeldHeaderBytes = size_t{16} * 1024;
+constexpr size_t kMaxCoalescedBodyBytes = size_t{64} * 1024;
+
+// A status line and header fields, ending with the empty line.
+bool is_header_block(std::string_view bytes) {
+    return bytes.size() <= kMaxHeldHeaderBytes && bytes.starts_with("HTTP/1.") &&
+           bytes.ends_with("\r\n\r\n");
+}
 
 std::string json_escape(const char* text) {
     std::string out;
@@ -95,6 +108,7 @@ void ConnectionStream::begin_request() {
     phase_bytes_ = 0;
     header_lines_ = 0;
     hit_ = LimitHit::kNone;
+    may_hold_header_block_ = true;
 }
 
 void ConnectionStream::begin_body() {
@@ -164,6 +178,9 @@ ssize_t ConnectionStream::read_transport(char* ptr, size_t size, SteadyTime dead
 }
 
 ssize_t ConnectionStream::read(char* ptr, size_t size) {
+    // A client waiting for an interim answer (100 Continue) must get it
+    // before its body is read.
+    if (!flush()) return -1;
     if (hit_ != LimitHit::kNone || size == 0) return hit_ == LimitHit::kNone ? 0 : -1;
     if (phase_ == Phase::kBody) {
         const size_t cap = limits_.max_body + chunked_framing_allowance(limits_.max_body);
@@ -207,6 +224,29 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
 
 ssize_t ConnectionStream::write(const char* ptr, size_t size) {
     if (discard_writes_) return static_cast<ssize_t>(size);
+    const std::string_view bytes(ptr, size);
+    if (std::exchange(may_hold_header_block_, false) && held_.empty() && is_header_block(bytes)) {
+        held_.assign(bytes);
+        return static_cast<ssize_t>(size);
+    }
+    if (!held_.empty() && size <= kMaxCoalescedBodyBytes) {
+        held_.append(bytes);
+        const bool sent = send_all(held_.data(), held_.size());
+        held_.clear();
+        return sent ? static_cast<ssize_t>(size) : -1;
+    }
+    if (!flush()) return -1;
+    return send_all(ptr, size) ? static_cast<ssize_t>(size) : -1;
+}
+
+bool ConnectionStream::flush() const {
+    if (held_.empty()) return true;
+    const bool sent = send_all(held_.data(), held_.size());
+    held_.clear();
+    return sent;
+}
+
+bool ConnectionStream::send_all(const char* ptr, size_t size) const {
     const SteadyTime deadline = steady_clock::now() + limits_.write;
     size_t done = 0;
     while (done < size) {
@@ -218,7 +258,7 @@ ssize_t ConnectionStream::write(const char* ptr, size_t size) {
                 continue;
             }
             if (r < 0 && errno == EINTR) continue;
-            if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return -1;
+            if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
         } else {
             const int chunk = static_cast<int>(std::min<size_t>(size - done, 1 << 30));
             ERR_clear_error();
@@ -232,15 +272,18 @@ ssize_t ConnectionStream::write(const char* ptr, size_t size) {
                 wait_events = POLLIN;
             } else if (err != SSL_ERROR_WANT_WRITE) {
                 ERR_clear_error();
-                return -1;
+                return false;
             }
         }
-        if (!wait_for(wait_events, deadline, false)) return -1;
+        if (!wait_for(wait_events, deadline, false)) return false;
     }
-    return static_cast<ssize_t>(size);
+    return true;
 }
 
 bool ConnectionStream::is_writable() const {
+    // httplib asks before each chunk of a streamed body: the held header
+    // block goes out now, not with a chunk that may be minutes away.
+    if (!flush()) return false;
     if (!wait_for(POLLOUT, steady_clock::now() + limits_.write, false)) return false;
     // A peer that closed its end reads as EOF: stop streaming to it.
     char byte;
@@ -255,7 +298,10 @@ void ConnectionStream::get_remote_ip_and_port(std::string& ip, int& port) const 
 }
 
 void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const {
-    socket_address(conn_.fd, /*peer=*/false, ip, port);
+    if (conn_.local_port < 0)
+        socket_address(conn_.fd, /*peer=*/false, conn_.local_ip, conn_.local_port);
+    ip = conn_.local_ip;
+    port = conn_.local_port;
 }
 
 void socket_address(int fd, bool peer, std::string& ip, int& port) {

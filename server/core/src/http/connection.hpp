@@ -9,6 +9,12 @@
 // phase are counted against the listener's limits. When a limit trips the
 // stream remembers which one, so the listener can answer with the right
 // status (408, 413, 431) and close the connection.
+//
+// cpp-httplib writes a response's header block and its body in two calls.
+// The stream holds the header block back and sends it with the body in one
+// send, so a response is one TCP segment and one wake-up of the client
+// instead of two. Held bytes go out before any read, before a streamed
+// body's first chunk (httplib asks is_writable() first) and at flush().
 #pragma once
 
 #include <httplib.h>
@@ -45,7 +51,10 @@ struct Connection {
     int fd = -1;
     std::string peer;  // remote address, no port
     int peer_port = 0;
-    SSL* ssl = nullptr;  // set once the TLS handshake is done
+    // This end's address, read once (httplib asks on every request).
+    std::string local_ip;
+    int local_port = -1;  // -1: not read yet
+    SSL* ssl = nullptr;   // set once the TLS handshake is done
     // Bytes received but not consumed yet: the gate reads a plain-HTTP
     // request's header block (and whatever followed it) before a worker
     // takes the connection.
@@ -93,6 +102,9 @@ class ConnectionStream final : public httplib::Stream {
     // From now on writes are dropped (reported as written): the handler
     // deferred its answer, which is written later in its own bytes.
     void discard_writes() { discard_writes_ = true; }
+    // Sends a header block write() held back; false when it could not be
+    // sent (the connection is then unusable). Call once a request is served.
+    bool flush() const;
 
     bool is_readable() const override;
     bool is_writable() const override;
@@ -108,6 +120,8 @@ class ConnectionStream final : public httplib::Stream {
     // false on timeout, error, or a server stop (reads only).
     bool wait_for(short events, SteadyTime deadline, bool is_read) const;
     ssize_t read_transport(char* ptr, size_t size, SteadyTime deadline);
+    // Writes all of [ptr, ptr + size) within the write deadline.
+    bool send_all(const char* ptr, size_t size) const;
 
     Connection& conn_;
     const ConnectionLimits& limits_;
@@ -118,6 +132,10 @@ class ConnectionStream final : public httplib::Stream {
     size_t header_lines_ = 0;
     LimitHit hit_ = LimitHit::kNone;
     bool discard_writes_ = false;
+    // The first write of a request's response may be held (see above).
+    bool may_hold_header_block_ = false;
+    // Mutable: is_writable() is const in httplib::Stream and must send it.
+    mutable std::string held_;
 };
 
 // The numeric address and port of a socket's peer (or, with peer = false,

@@ -59,6 +59,10 @@ bool read_available(Connection& conn, size_t cap) {
         const ssize_t r = ::recv(conn.fd, chunk, want, 0);
         if (r > 0) {
             conn.buffered.append(chunk, static_cast<size_t>(r));
+            // A short read took all there was; asking again would only
+            // hear EAGAIN. The socket stays level-triggered, so anything
+            // arriving later is reported again.
+            if (static_cast<size_t>(r) < want) return false;
             continue;
         }
         if (r < 0 && errno == EINTR) continue;

@@ -115,7 +115,9 @@ class GatedServer final : public Base, public ConnectionServer {
             struct Reset {
                 ~Reset() { t_current = CurrentRequest{}; }
             } reset;
-            const bool ok = this->process_request(stream, last, closed, nullptr);
+            bool ok = this->process_request(stream, last, closed, nullptr);
+            // The response's header block may still be held (connection.hpp).
+            if (!stream.flush()) ok = false;
             const bool close_after = t_current.close_after;
             std::shared_ptr<DeferredAnswer> deferred = std::move(t_current.deferred);
             gate_->release_body_slot(conn);
