@@ -463,7 +463,18 @@ TEST_F(UserStoreTest, UserExistsTracksTheAccountNotItsLock) {
         ASSERT_TRUE(conn.exec("DELETE FROM user_roles WHERE username = 'alice'").ok());
         ASSERT_TRUE(conn.exec("DELETE FROM users WHERE username = 'alice'").ok());
     }
+    // A yes is remembered for kUserExistsCacheMs, then read again.
+    EXPECT_TRUE(*users_->user_exists("alice"));
+    clock_.advance_ms(kUserExistsCacheMs - 1);
+    EXPECT_TRUE(*users_->user_exists("alice"));
+    clock_.advance_ms(1);
     EXPECT_FALSE(*users_->user_exists("alice"));
+}
+
+TEST_F(UserStoreTest, UserExistsRemembersOnlyYes) {
+    EXPECT_FALSE(*users_->user_exists("bob"));
+    ASSERT_TRUE(users_->create_user("bob", "bob's long password", {}).ok());
+    EXPECT_TRUE(*users_->user_exists("bob"));
 }
 
 TEST(UserStoreEmpty, HasUsersReflectsTheTable) {

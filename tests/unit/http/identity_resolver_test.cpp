@@ -1,7 +1,7 @@
 // IdentityResolver on a real auth.db: a token resolves to its owner and tier,
-// and stops resolving the moment its owner is gone, even while the token
-// store still holds the token in its cache; a web session ends with its
-// owner too.
+// and stops resolving once its owner is gone (within kUserExistsCacheMs),
+// even while the token store still holds the token in its cache; a web
+// session ends with its owner too.
 #include "yuzu/http/identity_resolver.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 
 #include "support/temp_dir.hpp"
 #include "yuzu/auth/identity.hpp"
+#include "yuzu/auth/user_store.hpp"
 #include "yuzu/common/clock.hpp"
 
 namespace yuzu::http {
@@ -22,7 +23,8 @@ class IdentityResolverTest : public ::testing::Test {
         options.data_dir = dir_.str();
         options.bootstrap_password_value = "identity-resolver-test-password";
         options.user_options.password_log_n = 10;
-        auto identity = auth::Identity::open(options, SystemClock::instance());
+        clock_.set_ms(SystemClock::instance().now_ms());
+        auto identity = auth::Identity::open(options, clock_);
         ASSERT_TRUE(identity.ok()) << identity.status().to_string();
         identity_ = std::move(identity).value();
         ASSERT_TRUE(identity_->users().create_user("nils", "identity-resolver-password", {}).ok());
@@ -42,6 +44,7 @@ class IdentityResolverTest : public ::testing::Test {
     }
 
     testing::TempDir dir_;
+    ManualClock clock_;
     std::unique_ptr<auth::Identity> identity_;
     std::string secret_;
     std::string token_id_;
@@ -68,6 +71,7 @@ TEST_F(IdentityResolverTest, ATokenDiesWithItsOwnerThoughItIsCached) {
         ASSERT_TRUE(conn.exec("DELETE FROM user_roles WHERE username = 'nils'").ok());
         ASSERT_TRUE(conn.exec("DELETE FROM users WHERE username = 'nils'").ok());
     }
+    clock_.advance_ms(auth::kUserExistsCacheMs);
     EXPECT_EQ(failure_of(secret_), AuthFailure::kRevokedToken);
 }
 
@@ -88,6 +92,7 @@ TEST_F(IdentityResolverTest, ASessionEndsWithItsOwner) {
         ASSERT_TRUE(conn.exec("DELETE FROM user_roles WHERE username = 'nils'").ok());
         ASSERT_TRUE(conn.exec("DELETE FROM users WHERE username = 'nils'").ok());
     }
+    clock_.advance_ms(auth::kUserExistsCacheMs);
     auto after = resolver.from_session_cookie(session->cookie_secret);
     ASSERT_FALSE(after.ok());
     EXPECT_EQ(after.status().code(), StatusCode::kUnauthenticated);

@@ -115,9 +115,16 @@ Result<std::string> decode_base64(std::string_view text, std::string_view alphab
 }  // namespace
 
 std::string sha256_hex(std::string_view data) {
+    // Fetched once: EVP_sha256() makes EVP_Digest look the implementation up
+    // again on every call, which costs as much as hashing a token. Never
+    // freed; it lives as long as the process.
+    static const EVP_MD* const kSha256 = [] {
+        const EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA2-256", nullptr);
+        return fetched != nullptr ? fetched : EVP_sha256();
+    }();
     std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
     unsigned int len = 0;
-    if (EVP_Digest(bytes_of(data), data.size(), md.data(), &len, EVP_sha256(), nullptr) != 1) {
+    if (EVP_Digest(bytes_of(data), data.size(), md.data(), &len, kSha256, nullptr) != 1) {
         crypto_failure("SHA-256");
     }
     return to_hex(md.data(), len);

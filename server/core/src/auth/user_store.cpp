@@ -169,12 +169,21 @@ Status validate_password(std::string_view password) {
     return Status::Ok();
 }
 
+// Names user_exists() found, with when it read them. Bounded: when full it
+// starts over, which costs one read per name.
+struct UserStore::KnownUsers {
+    static constexpr size_t kMaxNames = 4096;
+    std::mutex mu;
+    std::unordered_map<std::string, int64_t> read_at_ms;
+};
+
 UserStore::UserStore(store::Database& db, const Clock& clock, UserStoreOptions options)
     : db_(db),
       clock_(clock),
       options_(options),
       dummy_hash_(make_dummy_hash(options.password_log_n)),
-      unknown_(std::make_unique<UnknownUsers>()) {
+      unknown_(std::make_unique<UnknownUsers>()),
+      known_(std::make_unique<KnownUsers>()) {
     assert(options_.password_log_n >= kScryptMinLogN && options_.password_log_n <= kScryptMaxLogN);
 }
 
@@ -397,8 +406,22 @@ Result<User> UserStore::get_user(const std::string& username) const {
 }
 
 Result<bool> UserStore::user_exists(const std::string& username) const {
+    const int64_t now = clock_.steady_ms();
+    {
+        std::lock_guard<std::mutex> lock(known_->mu);
+        auto it = known_->read_at_ms.find(username);
+        if (it != known_->read_at_ms.end() && now - it->second < kUserExistsCacheMs) {
+            return true;
+        }
+    }
     auto conn = db_.read();
-    return group_sql::user_exists(conn, username);
+    auto exists = group_sql::user_exists(conn, username);
+    if (exists.ok() && *exists) {
+        std::lock_guard<std::mutex> lock(known_->mu);
+        if (known_->read_at_ms.size() >= KnownUsers::kMaxNames) known_->read_at_ms.clear();
+        known_->read_at_ms[username] = now;
+    }
+    return exists;
 }
 
 Result<std::vector<User>> UserStore::list_users() const {

@@ -51,6 +51,7 @@ inline constexpr int kMaxConsecutiveFailedLogins = 5;
 inline constexpr int64_t kFirstLockoutMs = 60'000;   // the lock the limit brings
 inline constexpr int64_t kMaxLockoutMs = 3'600'000;  // where doubling stops
 inline constexpr size_t kMaxTrackedUnknownUsers = 10'000;
+inline constexpr int64_t kUserExistsCacheMs = 1'000;
 inline constexpr size_t kMinPasswordChars = 12;                  // UTF-8 code points
 inline constexpr size_t kMaxPasswordLength = kMaxPasswordBytes;  // bytes (1024)
 // The one answer to every refused login, whatever the reason.
@@ -131,14 +132,18 @@ class UserStore {
     Status set_password(const std::string& username, std::string_view new_password);
 
     Result<User> get_user(const std::string& username) const;  // NotFound
-    // Whether the account exists: one indexed read, for the per-request
-    // check that a token's or session's owner is still there.
+    // Whether the account exists, for the per-request check that a token's
+    // or session's owner is still there. An answer of yes is remembered for
+    // kUserExistsCacheMs (no API removes a user; this bounds how long one
+    // removed from auth.db by hand keeps its tokens working), so a busy
+    // token costs one read of auth.db a second, not one per request.
     Result<bool> user_exists(const std::string& username) const;
     Result<std::vector<User>> list_users() const;  // ordered by username
     Result<bool> has_users() const;
 
   private:
     struct UnknownUsers;  // user_store.cpp
+    struct KnownUsers;    // user_store.cpp
 
     Result<std::string> hash(std::string_view password) const;
     bool hash_is_current(std::string_view encoded) const;
@@ -154,6 +159,7 @@ class UserStore {
     const UserStoreOptions options_;
     const std::string dummy_hash_;           // verified for unknown users
     std::unique_ptr<UnknownUsers> unknown_;  // failure counts of names with no account
+    std::unique_ptr<KnownUsers> known_;      // recent yes answers of user_exists()
 };
 
 }  // namespace yuzu::auth
