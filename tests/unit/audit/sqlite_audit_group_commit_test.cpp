@@ -161,5 +161,31 @@ TEST_F(GroupCommitTest, OneFailingRowDoesNotFailItsBatch) {
     EXPECT_EQ(rows_on_disk("action IN ('lead', 'good')"), 7);
 }
 
+TEST_F(GroupCommitTest, CallersBeyondAFullBatchWaitForTheNextOne) {
+    // More callers than one batch holds queue behind a blocked first commit:
+    // a full batch goes first, the rest follow in later ones, none is lost.
+    constexpr int kWaiting = static_cast<int>(SqliteAuditLog::kMaxBatchRows) + 44;
+    std::vector<std::thread> threads;
+    std::atomic<int> ok{0};
+    auto record_one = [&](std::string action) {
+        if (log_->record(make_event(std::move(action))).ok()) ++ok;
+    };
+    with_writer_blocked(
+        [&] {
+            threads.emplace_back(record_one, "first");
+            std::this_thread::sleep_for(150ms);
+            for (int i = 0; i < kWaiting; ++i) threads.emplace_back(record_one, "queued");
+        },
+        500ms);
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(ok.load(), 1 + kWaiting);
+    EXPECT_EQ(rows_on_disk(), 1 + kWaiting);
+    const auto stats = log_->group_commit_stats();
+    EXPECT_EQ(stats.rows, static_cast<uint64_t>(1 + kWaiting));
+    // The first alone, then at least two for the rest: no batch went over.
+    EXPECT_GE(stats.commits, 3u);
+    EXPECT_LE(stats.commits, 10u) << "the queued callers were not grouped";
+}
+
 }  // namespace
 }  // namespace yuzu::audit

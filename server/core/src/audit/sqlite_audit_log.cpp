@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <exception>
 #include <filesystem>
 #include <utility>
@@ -115,7 +114,9 @@ Result<std::unique_ptr<SqliteAuditLog>> SqliteAuditLog::open(const std::string& 
 }
 
 SqliteAuditLog::SqliteAuditLog(std::unique_ptr<store::Database> db, const Clock& clock)
-    : db_(std::move(db)), clock_(clock) {}
+    : db_(std::move(db)), clock_(clock) {
+    open_.reserve(kMaxBatchRows);  // so joining a batch never allocates
+}
 
 SqliteAuditLog::~SqliteAuditLog() = default;
 
@@ -200,36 +201,47 @@ Status SqliteAuditLog::record(AuditEvent event) {
     PendingRow self;
     self.event = &event;
     std::unique_lock<std::mutex> lock(queue_mu_);
-    try {
-        queue_.push_back(&self);
-    } catch (const std::exception& e) {
-        return Status::Internal(std::string("audit: cannot record event: ") + e.what());
+    room_.wait(lock, [&] { return open_.size() < kMaxBatchRows; });
+    open_.push_back(&self);  // within the reserved capacity: cannot throw
+    const uint64_t my_batch = open_batch_;
+    std::condition_variable& committed = committed_[my_batch % 2];
+    // Wait until a leader has committed this row, or no commit is running
+    // and this row's batch is still open, so this caller leads it. A caller
+    // that just arrived does not take the lead handed to a woken waiter:
+    // that waiter would only go back to sleep.
+    for (bool waited = false;; waited = true) {
+        if (self.done) return self.status;
+        if (!committing_ && my_batch == open_batch_ && (waited || !handing_over_)) break;
+        committed.wait(lock);
     }
-    // Wait until a leader has committed this row, or this row is at the front
-    // and this caller leads the next commit.
-    self.cv.wait(lock, [&] { return self.done || queue_.front() == &self; });
-    if (self.done) return self.status;
+    handing_over_ = false;
 
-    // Leader: take every queued row up to the cap. Rows that arrive while the
-    // batch commits queue behind it and go in the next one.
+    // Leader: take the open batch; rows that arrive while it commits open
+    // the next one.
+    committing_ = true;
     std::array<PendingRow*, kMaxBatchRows> batch;
-    const size_t n = std::min(queue_.size(), kMaxBatchRows);
-    std::copy_n(queue_.begin(), n, batch.begin());
+    const size_t n = open_.size();
+    std::copy(open_.begin(), open_.end(), batch.begin());
+    open_.clear();
+    ++open_batch_;
     lock.unlock();
+    if (n == kMaxBatchRows) room_.notify_all();
     commit_batch(batch.data(), n);
     lock.lock();
     ++stats_.commits;
     stats_.rows += n;
-    for (size_t i = 0; i < n; ++i) {
-        assert(queue_.front() == batch[i]);
-        queue_.pop_front();
-        if (batch[i] != &self) {
-            batch[i]->done = true;
-            batch[i]->cv.notify_one();
-        }
-    }
-    if (!queue_.empty()) queue_.front()->cv.notify_one();  // the next leader
-    return self.status;
+    for (size_t i = 0; i < n; ++i) batch[i]->done = true;
+    committing_ = false;
+    Status status = self.status;
+    const bool next_waiting = !open_.empty();
+    handing_over_ = next_waiting;
+    std::condition_variable& next = committed_[open_batch_ % 2];
+    // From here on a woken caller may return and take its row with it; only
+    // the log's own members are touched.
+    lock.unlock();
+    committed.notify_all();
+    if (next_waiting) next.notify_one();  // its leader
+    return status;
 }
 
 SqliteAuditLog::GroupCommitStats SqliteAuditLog::group_commit_stats() const {

@@ -4,10 +4,16 @@
 // synchronous=FULL, so every commit is fsynced and a returned row survives
 // a crash of the process and a power loss alike. An fsync costs a tenth of
 // a millisecond or more, so concurrent record() calls share one (group
-// commit): callers queue, the caller at the front writes every queued row
-// (up to kMaxBatchRows) in one transaction, and each caller returns when
-// the commit holding its row is done. A row that fails inside a batch is
-// retried on its own, so one bad row never fails its neighbours.
+// commit): callers join the open batch; when no commit is running, one of
+// them takes the batch (up to kMaxBatchRows rows) and writes it in one
+// transaction while the next batch opens behind it, and each caller returns
+// when the commit holding its row is done. A row that fails inside a batch
+// is retried on its own, so one bad row never fails its neighbours.
+//
+// Waking is per batch, not per row: the rows of a batch wait on one of two
+// condition variables (by the batch's parity) that its leader signals once,
+// after releasing the lock, so a woken caller neither sleeps again on the
+// mutex nor is woken for a batch it is not in.
 //
 // Queries filter in SQL on the indexed columns.
 //
@@ -17,10 +23,10 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "yuzu/audit/audit_log.hpp"
 #include "yuzu/common/clock.hpp"
@@ -59,7 +65,8 @@ class SqliteAuditLog final : public AuditLog {
 
     const std::string& path() const;
 
-    // The most rows one group commit writes; the rest wait for the next.
+    // The most rows one group commit writes. A caller finding the open batch
+    // full waits until a leader takes it.
     static constexpr size_t kMaxBatchRows = 256;
 
     // Since open(): how many batches record() wrote and how many rows they
@@ -77,8 +84,7 @@ class SqliteAuditLog final : public AuditLog {
         AuditEvent* event = nullptr;
         Status status;
         bool settled = false;  // commit_batch set status
-        bool done = false;
-        std::condition_variable cv;
+        bool done = false;     // guarded by queue_mu_
     };
 
     SqliteAuditLog(std::unique_ptr<store::Database> db, const Clock& clock);
@@ -91,8 +97,19 @@ class SqliteAuditLog final : public AuditLog {
     const Clock& clock_;
 
     mutable std::mutex queue_mu_;
+    // The rows of batch n wait on committed_[n % 2]; a caller waiting to lead
+    // batch n waits there too. Batch n + 1 is the only other one with
+    // waiters while batch n commits, so the two never share.
+    std::condition_variable committed_[2];
+    std::condition_variable room_;  // the open batch was taken
     // Guarded by queue_mu_:
-    std::deque<PendingRow*> queue_;  // front is committing
+    std::vector<PendingRow*> open_;  // the batch no leader has taken yet
+    uint64_t open_batch_ = 0;        // its number
+    bool committing_ = false;
+    // A leader finished with callers waiting and woke one of them to lead
+    // the open batch; until one that has waited takes it, none that just
+    // arrived does.
+    bool handing_over_ = false;
     GroupCommitStats stats_;
 };
 
