@@ -52,6 +52,19 @@ TEST(ParseJson, AcceptsExactlyTheDepthLimitAndRefusesOneMore) {
     EXPECT_TRUE(parse_json(mixed, 80).ok());
 }
 
+TEST(ParseJson, BracketsInsideStringsAreNotNesting) {
+    // Shallow texts skip the depth callback after a scan for brackets; the
+    // scan must know where strings start and end, escaped quotes included.
+    const std::string deep_text = "[\"" + nested(100, '[', ']') + "\"]";
+    EXPECT_TRUE(parse_json(deep_text, 1).ok());
+    EXPECT_TRUE(parse_json(R"(["a \"[[[[ quoted", "\\"])", 1).ok());
+    // An escaped backslash ends before the quote: what follows is real nesting.
+    auto refused = parse_json(R"(["\\", [[1]]])", 2);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_TRUE(is_json_too_deep(refused.status()));
+    EXPECT_TRUE(parse_json(R"(["\\", [[1]]])", 3).ok());
+}
+
 TEST(ParseJson, AHostilelyDeepBodyIsRefusedAtOnceWithoutExhaustingTheStack) {
     // 140,000 levels, the size that overflowed the stack before the limit.
     const std::string hostile = nested(140'000, '[', ']');

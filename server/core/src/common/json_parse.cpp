@@ -12,6 +12,33 @@ struct TooDeep {};
 
 constexpr char kTooDeepPrefix[] = "JSON is nested deeper than ";
 
+// Whether no array or object in `text` opens inside max_depth others, by
+// counting brackets outside strings. Up to the first byte the parser would
+// refuse, it and this scan agree on where strings are, so the parser never
+// goes deeper than the scan saw; a text the scan clears needs no callback.
+bool nesting_within(std::string_view text, int max_depth) {
+    int open = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                in_string = false;
+            }
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            if (open >= max_depth) return false;
+            ++open;
+        } else if ((c == '}' || c == ']') && open > 0) {
+            --open;
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 bool is_json_too_deep(const Status& s) {
@@ -39,6 +66,10 @@ Result<nlohmann::json> parse_json(std::string_view text, int max_depth) {
         return Status::InvalidArgument("malformed JSON at byte " + std::to_string(nul + 1));
     }
     try {
+        // The callback costs a call per value; most texts are shallow.
+        if (nesting_within(text, max_depth)) {
+            return json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/true);
+        }
         return json::parse(text.begin(), text.end(), limit, /*allow_exceptions=*/true);
     } catch (const TooDeep&) {
         return Status::InvalidArgument(kTooDeepPrefix + std::to_string(max_depth) + " levels");
