@@ -63,6 +63,13 @@ TEST(ParseJson, BracketsInsideStringsAreNotNesting) {
     ASSERT_FALSE(refused.ok());
     EXPECT_TRUE(is_json_too_deep(refused.status()));
     EXPECT_TRUE(parse_json(R"(["\\", [[1]]])", 3).ok());
+    // An escaped quote does not end its string: a scan that took it for the
+    // end would see the next quote open a string to the end of the text, and
+    // call four levels shallow.
+    auto after_quote = parse_json(R"(["\"", [[[1]]]])", 3);
+    ASSERT_FALSE(after_quote.ok());
+    EXPECT_TRUE(is_json_too_deep(after_quote.status()));
+    EXPECT_TRUE(parse_json(R"(["\"", [[[1]]]])", 4).ok());
 }
 
 TEST(ParseJson, AHostilelyDeepBodyIsRefusedAtOnceWithoutExhaustingTheStack) {

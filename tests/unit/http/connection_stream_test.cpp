@@ -247,6 +247,29 @@ TEST_F(ConnectionStreamWrite, OnlyAResponsesFirstWriteOfAHeaderBlockIsHeld) {
     EXPECT_EQ(peer_reads(), head_);
 }
 
+TEST_F(ConnectionStreamWrite, AStreamedResponsesHeaderBlockGoesOutAtOnce) {
+    // A chunked or event-stream body's provider may wait before its first
+    // chunk, and httplib 0.11.4 calls it without asking is_writable(): the
+    // status and headers must not wait with it.
+    for (const std::string head : {
+             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+             "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n",
+             // The field name only inside another field's value.
+             "HTTP/1.1 200 OK\r\nX-Note: content-length: 2\r\n\r\n",
+         }) {
+        s_.begin_request();
+        ASSERT_TRUE(put(head));
+        EXPECT_EQ(peer_reads(), head);
+    }
+    // The field is matched whatever its case.
+    s_.begin_request();
+    const std::string lower = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n";
+    ASSERT_TRUE(put(lower));
+    EXPECT_EQ(peer_reads(), "");
+    ASSERT_TRUE(put("ok"));
+    EXPECT_EQ(peer_reads(), lower + "ok");
+}
+
 TEST_F(ConnectionStreamWrite, ABodyTooBigToCopyFollowsItsHeaderBlock) {
     s_.begin_request();
     const std::string body(100 * 1024, 'b');

@@ -6,6 +6,7 @@
 #include <array>
 #include <exception>
 #include <filesystem>
+#include <type_traits>
 #include <utility>
 
 #include "yuzu/audit/audit_filter.hpp"
@@ -210,7 +211,7 @@ Status SqliteAuditLog::record(AuditEvent event) {
     // that just arrived does not take the lead handed to a woken waiter:
     // that waiter would only go back to sleep.
     for (bool waited = false;; waited = true) {
-        if (self.done) return self.status;
+        if (self.done) return std::move(self.status);
         if (!committing_ && my_batch == open_batch_ && (waited || !handing_over_)) break;
         committed.wait(lock);
     }
@@ -232,7 +233,9 @@ Status SqliteAuditLog::record(AuditEvent event) {
     stats_.rows += n;
     for (size_t i = 0; i < n; ++i) batch[i]->done = true;
     committing_ = false;
-    Status status = self.status;
+    // Moved, not copied: a copy could throw with the batch still asleep.
+    static_assert(std::is_nothrow_move_constructible_v<Status>);
+    Status status = std::move(self.status);
     const bool next_waiting = !open_.empty();
     handing_over_ = next_waiting;
     std::condition_variable& next = committed_[open_batch_ % 2];

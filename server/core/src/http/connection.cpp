@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -33,6 +34,25 @@ constexpr size_t kMaxCoalescedBodyBytes = size_t{64} * 1024;
 bool is_header_block(std::string_view bytes) {
     return bytes.size() <= kMaxHeldHeaderBytes && bytes.starts_with("HTTP/1.") &&
            bytes.ends_with("\r\n\r\n");
+}
+
+// Whether a header block announces its body's length. Only such a block is
+// held: a streamed body (chunked, server-sent events) may come from a
+// provider that blocks before its first chunk, and httplib 0.11.4 does not
+// ask is_writable() before calling it, so a held block would wait with it.
+bool declares_content_length(std::string_view block) {
+    constexpr std::string_view kField = "\r\ncontent-length:";
+    for (size_t at = block.find("\r\n"); at != std::string_view::npos;
+         at = block.find("\r\n", at + 2)) {
+        const std::string_view rest = block.substr(at);
+        if (rest.size() < kField.size()) return false;
+        bool same = true;
+        for (size_t i = 0; i < kField.size() && same; ++i) {
+            same = std::tolower(static_cast<unsigned char>(rest[i])) == kField[i];
+        }
+        if (same) return true;
+    }
+    return false;
 }
 
 std::string json_escape(const char* text) {
@@ -225,7 +245,8 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
 ssize_t ConnectionStream::write(const char* ptr, size_t size) {
     if (discard_writes_) return static_cast<ssize_t>(size);
     const std::string_view bytes(ptr, size);
-    if (std::exchange(may_hold_header_block_, false) && held_.empty() && is_header_block(bytes)) {
+    if (std::exchange(may_hold_header_block_, false) && held_.empty() && is_header_block(bytes) &&
+        declares_content_length(bytes)) {
         held_.assign(bytes);
         return static_cast<ssize_t>(size);
     }

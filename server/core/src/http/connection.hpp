@@ -13,8 +13,9 @@
 // cpp-httplib writes a response's header block and its body in two calls.
 // The stream holds the header block back and sends it with the body in one
 // send, so a response is one TCP segment and one wake-up of the client
-// instead of two. Held bytes go out before any read, before a streamed
-// body's first chunk (httplib asks is_writable() first) and at flush().
+// instead of two. Only a block with a Content-Length is held: a streamed
+// body's provider may block before its first chunk. Held bytes go out with
+// the body, before any read, at is_writable() and at flush().
 #pragma once
 
 #include <httplib.h>

@@ -98,8 +98,11 @@ class SqliteAuditLog final : public AuditLog {
 
     mutable std::mutex queue_mu_;
     // The rows of batch n wait on committed_[n % 2]; a caller waiting to lead
-    // batch n waits there too. Batch n + 1 is the only other one with
-    // waiters while batch n commits, so the two never share.
+    // batch n waits there too. While batch n commits, only batch n + 1 has
+    // waiters, except that a leader preempted between unlocking and its
+    // notify_all can leave batch n - 1's rows sharing batch n + 1's variable
+    // for a moment. Its notify_all still comes, and every waiter rechecks its
+    // predicate, so a wake-up that reaches the wrong batch is only wasted.
     std::condition_variable committed_[2];
     std::condition_variable room_;  // the open batch was taken
     // Guarded by queue_mu_:
