@@ -1,7 +1,8 @@
 #include "http/request_scan.hpp"
 
-#include <cctype>
 #include <cstring>
+
+#include "yuzu/common/ascii.hpp"
 
 namespace yuzu::http {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 bool header_named(std::string_view buf, size_t at, size_t end, const char* name) {
     size_t i = at;
     for (const char* p = name; *p; ++p, ++i) {
-        if (i >= end || std::tolower(static_cast<unsigned char>(buf[i])) != *p) return false;
+        if (i >= end || ascii_lower(buf[i]) != *p) return false;
     }
     return i < end && buf[i] == ':';
 }

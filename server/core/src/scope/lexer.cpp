@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "yuzu/common/ascii.hpp"
+
 namespace yuzu::scope {
 namespace {
 
@@ -22,17 +24,6 @@ bool is_word_char(char c) {
 }
 bool is_tag_key_char(char c) {
     return is_word_char(c) || c == '.' || c == '-';
-}
-
-bool iequals_ascii(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-        char x = a[i], y = b[i];
-        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-        if (x != y) return false;
-    }
-    return true;
 }
 
 Token make(TokenKind kind, size_t position, std::string text = {}) {
