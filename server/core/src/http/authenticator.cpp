@@ -3,6 +3,8 @@
 #include <openssl/crypto.h>
 
 #include "http/header_value.hpp"
+#include "yuzu/common/ascii.hpp"
+#include "yuzu/http/header_lookup.hpp"
 #include "yuzu/http/server.hpp"
 
 namespace yuzu::http {
@@ -16,7 +18,7 @@ bool equal_constant_time(const std::string& a, const std::string& b) {
 }  // namespace
 
 std::string cookie_value(const httplib::Request& req, std::string_view name) {
-    const std::string header = req.get_header_value("Cookie");
+    const std::string& header = field_value(req.headers, "Cookie");
     std::string_view rest = header;
     while (!rest.empty()) {
         const auto semi = rest.find(';');
@@ -58,12 +60,10 @@ Result<Authenticated> resolve(const CredentialResolver& resolver, std::string_vi
 Result<Authenticated> authenticate(const httplib::Request& req, const CredentialResolver& resolver,
                                    bool allow_cookie, AuthFailure* failure) {
     if (failure != nullptr) *failure = AuthFailure::kNone;
-    const std::string authorization = req.get_header_value("Authorization");
+    const std::string& authorization = field_value(req.headers, "Authorization");
     if (!authorization.empty()) {
         constexpr std::string_view kBearer = "Bearer ";
-        if (authorization.size() <= kBearer.size() ||
-            !std::equal(kBearer.begin(), kBearer.end(), authorization.begin(),
-                        [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
+        if (authorization.size() <= kBearer.size() || !istarts_with_ascii(authorization, kBearer)) {
             // RFC 6750 §3.1: another scheme is "no bearer token", not a bad one.
             return refuse(failure, AuthFailure::kNoCredentials,
                           "Authorization must use the Bearer scheme");
@@ -71,7 +71,7 @@ Result<Authenticated> authenticate(const httplib::Request& req, const Credential
         return resolve(resolver, trim_ows(std::string_view(authorization).substr(kBearer.size())),
                        failure);
     }
-    const std::string token = req.get_header_value("X-Yuzu-Token");
+    const std::string& token = field_value(req.headers, "X-Yuzu-Token");
     if (!token.empty()) return resolve(resolver, trim_ows(token), failure);
     if (allow_cookie) {
         const std::string secret = cookie_value(req, kSessionCookie);

@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
 #include <utility>
 
+#include "yuzu/common/ascii.hpp"
 #include "yuzu/common/correlation_id.hpp"
 
 namespace yuzu::http {
@@ -44,13 +44,7 @@ bool declares_content_length(std::string_view block) {
     constexpr std::string_view kField = "\r\ncontent-length:";
     for (size_t at = block.find("\r\n"); at != std::string_view::npos;
          at = block.find("\r\n", at + 2)) {
-        const std::string_view rest = block.substr(at);
-        if (rest.size() < kField.size()) return false;
-        bool same = true;
-        for (size_t i = 0; i < kField.size() && same; ++i) {
-            same = std::tolower(static_cast<unsigned char>(rest[i])) == kField[i];
-        }
-        if (same) return true;
+        if (istarts_with_ascii(block.substr(at), kField)) return true;
     }
     return false;
 }
@@ -198,6 +192,24 @@ ssize_t ConnectionStream::read_transport(char* ptr, size_t size, SteadyTime dead
 }
 
 ssize_t ConnectionStream::read(char* ptr, size_t size) {
+    // cpp-httplib reads the request line and header fields one byte at a
+    // time. Served from the buffer, such a read is a byte copy plus the
+    // header limits' accounting; everything else takes the general path.
+    if (size == 1 && phase_ == Phase::kHeader && hit_ == LimitHit::kNone && held_.empty() &&
+        conn_.pending() > 0) {
+        *ptr = conn_.buffered[conn_.buffered_offset++];
+        if (conn_.pending() == 0) {
+            conn_.buffered.clear();
+            conn_.buffered_offset = 0;
+        }
+        ++phase_bytes_;
+        if (*ptr == '\n') ++header_lines_;
+        if (!within_header_limits()) {
+            hit_ = LimitHit::kHeaderTooLarge;
+            return -1;
+        }
+        return 1;
+    }
     // A client waiting for an interim answer (100 Continue) must get it
     // before its body is read.
     if (!flush()) return -1;
@@ -229,17 +241,19 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
         n = read_transport(ptr, size, deadline_);
         if (n <= 0) return n;
     }
+    if (phase_ == Phase::kHeader) return count_header_bytes(ptr, static_cast<size_t>(n)) ? n : -1;
     phase_bytes_ += static_cast<size_t>(n);
-    if (phase_ == Phase::kHeader) {
-        header_lines_ += static_cast<size_t>(std::count(ptr, ptr + n, '\n'));
-        // The request line, the header lines and the empty line ending them.
-        if (phase_bytes_ > limits_.max_header_bytes ||
-            header_lines_ > limits_.max_header_count + 2) {
-            hit_ = LimitHit::kHeaderTooLarge;
-            return -1;
-        }
-    }
     return n;
+}
+
+bool ConnectionStream::count_header_bytes(const char* ptr, size_t n) {
+    phase_bytes_ += n;
+    header_lines_ += static_cast<size_t>(std::count(ptr, ptr + n, '\n'));
+    if (!within_header_limits()) {
+        hit_ = LimitHit::kHeaderTooLarge;
+        return false;
+    }
+    return true;
 }
 
 ssize_t ConnectionStream::write(const char* ptr, size_t size) {

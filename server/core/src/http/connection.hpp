@@ -121,6 +121,14 @@ class ConnectionStream final : public httplib::Stream {
     // false on timeout, error, or a server stop (reads only).
     bool wait_for(short events, SteadyTime deadline, bool is_read) const;
     ssize_t read_transport(char* ptr, size_t size, SteadyTime deadline);
+    // Adds n header bytes just read to the phase's counts; false (and the
+    // limit recorded) once they pass a header limit.
+    bool count_header_bytes(const char* ptr, size_t n);
+    // The request line, the header lines and the empty line ending them.
+    bool within_header_limits() const {
+        return phase_bytes_ <= limits_.max_header_bytes &&
+               header_lines_ <= limits_.max_header_count + 2;
+    }
     // Writes all of [ptr, ptr + size) within the write deadline.
     bool send_all(const char* ptr, size_t size) const;
 

@@ -1,24 +1,14 @@
 #include "http/request_framing.hpp"
 
-#include <cctype>
 #include <cstdint>
 #include <string_view>
 
 #include "http/header_value.hpp"
+#include "yuzu/common/ascii.hpp"
+#include "yuzu/http/header_lookup.hpp"
 
 namespace yuzu::http {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(a[i])) !=
-            std::tolower(static_cast<unsigned char>(b[i]))) {
-            return false;
-        }
-    }
-    return true;
-}
 
 bool method_needs_length(const std::string& method) {
     return method == "POST" || method == "PUT" || method == "PATCH";
@@ -38,12 +28,12 @@ FramingVerdict check_request_framing(const httplib::Request& req, size_t max_bod
     // cpp-httplib also accepts PRI (and reads a body for it until the peer
     // closes); nothing here is served by other methods.
     if (!method_served(req.method)) return {501, "method not implemented"};
-    const size_t te_count = req.headers.count("Transfer-Encoding");
-    const size_t cl_count = req.headers.count("Content-Length");
+    const size_t te_count = field_count(req.headers, "Transfer-Encoding");
+    const size_t cl_count = field_count(req.headers, "Content-Length");
     // The library would inflate a compressed body into memory with no cap.
-    if (req.has_header("Content-Encoding")) {
-        const std::string ce_value = req.get_header_value("Content-Encoding");
-        if (req.headers.count("Content-Encoding") > 1 || !iequals(trim_ows(ce_value), "identity")) {
+    if (const std::string* ce_value = find_field(req.headers, "Content-Encoding")) {
+        if (field_count(req.headers, "Content-Encoding") > 1 ||
+            !iequals_ascii(trim_ows(*ce_value), "identity")) {
             return {415, "compressed request bodies are not accepted"};
         }
     }
@@ -54,23 +44,23 @@ FramingVerdict check_request_framing(const httplib::Request& req, size_t max_bod
         if (te_count > 0) return {400, "this method takes no chunked body"};
     }
     if (!method_reads_body(req.method) && cl_count > 0) {
-        const std::string cl_value = req.get_header_value("Content-Length");
+        const std::string& cl_value = field_value(req.headers, "Content-Length");
         if (trim_ows(cl_value) != "0") return {400, "this method takes no body"};
     }
     if (te_count > 0) {
         if (cl_count > 0) {
             return {400, "Content-Length and Transfer-Encoding must not be sent together"};
         }
-        const std::string te_value = req.get_header_value("Transfer-Encoding");
+        const std::string& te_value = field_value(req.headers, "Transfer-Encoding");
         const std::string_view te = trim_ows(te_value);
-        if (te_count > 1 || !iequals(te, "chunked")) {
+        if (te_count > 1 || !iequals_ascii(te, "chunked")) {
             return {501, "only Transfer-Encoding: chunked is supported"};
         }
         return {};
     }
     if (cl_count > 1) return {400, "more than one Content-Length header"};
     if (cl_count == 1) {
-        const std::string cl_value = req.get_header_value("Content-Length");
+        const std::string& cl_value = field_value(req.headers, "Content-Length");
         const std::string_view text = trim_ows(cl_value);
         // At most 19 digits, so the value fits in 64 bits.
         if (text.empty() || text.size() > 19) {

@@ -23,6 +23,7 @@
 #include "yuzu/common/correlation_id.hpp"
 #include "yuzu/common/json_text.hpp"
 #include "yuzu/common/thread_guard.hpp"
+#include "yuzu/http/header_lookup.hpp"
 #include "yuzu/http/stream_budget.hpp"
 #include "yuzu/metrics/builder.hpp"
 
@@ -47,7 +48,7 @@ metrics::BucketBoundaries long_poll_buckets() {
 }
 
 void ensure_correlation_id(httplib::Response& res) {
-    if (!res.has_header(kCorrelationHeader)) {
+    if (find_field(res.headers, kCorrelationHeader) == nullptr) {
         res.set_header(kCorrelationHeader, next_correlation_id());
     }
 }
@@ -209,7 +210,7 @@ void refuse_before_body(httplib::Response& res, int status, const std::string& m
 }  // namespace
 
 std::string correlation_id_of(const httplib::Response& res) {
-    return res.get_header_value(kCorrelationHeader);
+    return field_value(res.headers, kCorrelationHeader);
 }
 
 void write_json(httplib::Response& res, int http_status, const std::string& body) {

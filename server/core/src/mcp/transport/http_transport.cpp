@@ -8,6 +8,7 @@
 #include "mcp/transport/mcp_transport.hpp"
 #include "mcp/transport/transport_support.hpp"
 #include "yuzu/http/authenticator.hpp"
+#include "yuzu/http/header_lookup.hpp"
 #include "yuzu/http/server.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 #include "yuzu/mcp/mcp_server.hpp"
@@ -88,8 +89,8 @@ std::optional<http::Authenticated> McpTransport::authenticate(const httplib::Req
     http::AuthFailure failure = http::AuthFailure::kNone;
     auto who = http::authenticate(req, resolver_, allow_cookie, &failure);
     if (!who.ok()) {
-        const bool nothing_presented =
-            failure == http::AuthFailure::kNoCredentials && !req.has_header("Authorization");
+        const bool nothing_presented = failure == http::AuthFailure::kNoCredentials &&
+                                       http::find_field(req.headers, "Authorization") == nullptr;
         http::write_unauthorized(
             res, failure,
             nothing_presented ? "a valid bearer token is required" : who.status().message());
@@ -117,7 +118,7 @@ std::shared_ptr<Session> McpTransport::live_session(const httplib::Request& req,
     // A request may speak the session's version or an older supported one
     // (the official conformance suite sends 2025-03-26 on a 2025-11-25
     // session); a newer one claims features the session never negotiated.
-    const std::string version = req.get_header_value("MCP-Protocol-Version");
+    const std::string& version = http::field_value(req.headers, "MCP-Protocol-Version");
     if (!version.empty() && !is_supported_protocol_version(version)) {
         if (options_.stream_metrics && req.method == "GET") {
             options_.stream_metrics->reject(StreamReject::kProtocolVersion);
@@ -186,7 +187,8 @@ bool McpTransport::open_session(httplib::Response& res, const std::string& princ
 void McpTransport::post(const httplib::Request& req, httplib::Response& res) const {
     const std::string cid = http::correlation_id_of(res);
     if (!pass_prechecks(req, res, false)) return;
-    const std::string content_type = lowercase_header(req.get_header_value("Content-Type"));
+    const std::string content_type =
+        lowercase_header(http::field_value(req.headers, "Content-Type"));
     if (content_type.rfind("application/json", 0) != 0) {
         write_rpc_error(res, 415, kInvalidRequest, "Content-Type must be application/json",
                         "send the JSON-RPC message as application/json");
@@ -221,7 +223,7 @@ void McpTransport::post(const httplib::Request& req, httplib::Response& res) con
     // is judged after the parse: by the 2026 rules, or by the 2025 ones here.
     // One value only: two could steer this server and a proxy into
     // different eras (and past the 2026 header rules).
-    if (req.get_header_value_count("MCP-Protocol-Version") > 1) {
+    if (http::field_count(req.headers, "MCP-Protocol-Version") > 1) {
         write_rpc(
             res, 400,
             make_error(message.id,
@@ -229,8 +231,8 @@ void McpTransport::post(const httplib::Request& req, httplib::Response& res) con
                                 error_envelope(cid, std::nullopt, "send the header once")}));
         return;
     }
-    const std::string version = req.get_header_value("MCP-Protocol-Version");
-    const RequestInfo info{cid, req.remote_addr, req.get_header_value("User-Agent")};
+    const std::string& version = http::field_value(req.headers, "MCP-Protocol-Version");
+    const RequestInfo info{cid, req.remote_addr, http::field_value(req.headers, "User-Agent")};
     if (is_modern_request(message, version)) {
         post_modern(req, res, message, *who, info);
         return;
@@ -247,9 +249,9 @@ void McpTransport::post(const httplib::Request& req, httplib::Response& res) con
     const bool initializing =
         message.kind == RpcMessage::Kind::kRequest && message.method == "initialize";
     CallContext ctx;
-    if (streaming() && !initializing && req.has_header(kSessionHeader)) {
-        ctx.session =
-            live_session(req, res, req.get_header_value(kSessionHeader), who->principal.username);
+    const std::string* session_id = http::find_field(req.headers, kSessionHeader);
+    if (streaming() && !initializing && session_id != nullptr) {
+        ctx.session = live_session(req, res, *session_id, who->principal.username);
         if (!ctx.session) return;
     }
     if (message.kind == RpcMessage::Kind::kNotification &&

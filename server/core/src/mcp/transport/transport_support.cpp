@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "yuzu/http/header_lookup.hpp"
 #include "yuzu/http/server.hpp"
 #include "yuzu/mcp/error_codes.hpp"
 #include "yuzu/mcp/jsonrpc.hpp"
@@ -32,30 +33,29 @@ void write_rpc_error(httplib::Response& res, int http_status, int code, const st
 
 std::string header_values(const httplib::Request& req, const char* name) {
     std::string joined;
-    const auto range = req.headers.equal_range(name);
-    for (auto it = range.first; it != range.second; ++it) {
+    for (const auto& [field, value] : req.headers) {
+        if (!iequals_ascii(field, name)) continue;
         if (!joined.empty()) joined += ", ";
-        joined += it->second;
+        joined += value;
     }
     return joined;
 }
 
 bool host_and_origin_pass(const http::HostPolicy& policy, const TransportOptions& options,
                           const httplib::Request& req, httplib::Response& res) {
-    const std::string cid = http::correlation_id_of(res);
-    const std::string host = req.get_header_value("Host");
+    const std::string& host = http::field_value(req.headers, "Host");
     if (!http::host_allowed(policy, host)) {
-        spdlog::warn("correlation_id={} mcp: refused Host '{}' (DNS rebinding protection)", cid,
-                     host.substr(0, 128));
+        spdlog::warn("correlation_id={} mcp: refused Host '{}' (DNS rebinding protection)",
+                     http::correlation_id_of(res), host.substr(0, 128));
         write_rpc_error(res, 403, kOriginRejected, "Host header not allowed",
                         "connect through a loopback address, or add the name with "
                         "--allowed-host");
         return false;
     }
-    const std::string origin = req.get_header_value("Origin");
+    const std::string& origin = http::field_value(req.headers, "Origin");
     if (!http::origin_allowed(policy, origin, host, options.tls)) {
-        spdlog::warn("correlation_id={} mcp: refused Origin '{}' on {}", cid, origin.substr(0, 128),
-                     req.method);
+        spdlog::warn("correlation_id={} mcp: refused Origin '{}' on {}",
+                     http::correlation_id_of(res), origin.substr(0, 128), req.method);
         write_rpc_error(res, 403, kOriginRejected, "Origin not allowed",
                         "add the exact scheme://host:port with --mcp-allowed-origin");
         return false;
@@ -65,9 +65,9 @@ bool host_and_origin_pass(const http::HostPolicy& policy, const TransportOptions
 
 std::string cors_origin(const http::HostPolicy& policy, const TransportOptions& options,
                         const httplib::Request& req) {
-    const std::string origin = req.get_header_value("Origin");
+    const std::string& origin = http::field_value(req.headers, "Origin");
     if (origin.empty()) return "";
-    const std::string host = req.get_header_value("Host");
+    const std::string& host = http::field_value(req.headers, "Host");
     if (!http::host_allowed(policy, host)) return "";
     if (!http::origin_allowed(policy, origin, host, options.tls)) return "";
     return origin;
