@@ -3,33 +3,30 @@
 #include <cassert>
 #include <cstdint>
 
+#include "yuzu/common/utf8.hpp"
+
 namespace yuzu::audit {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
 // Length of the well-formed UTF-8 sequence starting at text[pos], or 0 when
-// the byte there does not start one (RFC 3629: no overlong forms, no
-// surrogates, nothing above U+10FFFF).
+// the byte there does not start one.
 size_t valid_sequence_length(std::string_view text, size_t pos) {
-    const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[pos + i]); };
-    const auto continuation = [&](size_t i, uint8_t lo = 0x80, uint8_t hi = 0xBF) {
-        return pos + i < text.size() && byte(i) >= lo && byte(i) <= hi;
-    };
-    const uint8_t lead = byte(0);
-    if (lead < 0x80) return 1;
-    if (lead >= 0xC2 && lead <= 0xDF) return continuation(1) ? 2 : 0;
-    if (lead >= 0xE0 && lead <= 0xEF) {
-        const uint8_t lo = lead == 0xE0 ? 0xA0 : 0x80;  // E0: no overlongs
-        const uint8_t hi = lead == 0xED ? 0x9F : 0xBF;  // ED: no surrogates
-        return continuation(1, lo, hi) && continuation(2) ? 3 : 0;
+    if (static_cast<uint8_t>(text[pos]) < 0x80) return 1;
+    return utf8::sequence_length(text, pos);
+}
+
+// Whether clamp_utf8(text, max_bytes) would give `text` back unchanged: it
+// fits and is well-formed. Nearly every value is, and is then not copied.
+bool kept_as_is(std::string_view text, size_t max_bytes) {
+    if (text.size() > max_bytes) return false;
+    for (size_t pos = 0; pos < text.size();) {
+        const size_t len = valid_sequence_length(text, pos);
+        if (len == 0) return false;
+        pos += len;
     }
-    if (lead >= 0xF0 && lead <= 0xF4) {
-        const uint8_t lo = lead == 0xF0 ? 0x90 : 0x80;  // F0: no overlongs
-        const uint8_t hi = lead == 0xF4 ? 0x8F : 0xBF;  // F4: not above U+10FFFF
-        return continuation(1, lo, hi) && continuation(2) && continuation(3) ? 4 : 0;
-    }
-    return 0;
+    return true;
 }
 
 }  // namespace
@@ -60,10 +57,14 @@ void apply_field_limits(AuditEvent& event) {
     for (std::string* field :
          {&event.principal, &event.principal_kind, &event.action, &event.target_type,
           &event.target_id, &event.source_ip, &event.correlation_id}) {
-        *field = clamp_utf8(*field, kFieldMaxBytes);
+        if (!kept_as_is(*field, kFieldMaxBytes)) *field = clamp_utf8(*field, kFieldMaxBytes);
     }
-    event.detail = clamp_utf8(event.detail, kDetailMaxBytes);
-    event.user_agent = clamp_utf8(event.user_agent, kUserAgentMaxBytes);
+    if (!kept_as_is(event.detail, kDetailMaxBytes)) {
+        event.detail = clamp_utf8(event.detail, kDetailMaxBytes);
+    }
+    if (!kept_as_is(event.user_agent, kUserAgentMaxBytes)) {
+        event.user_agent = clamp_utf8(event.user_agent, kUserAgentMaxBytes);
+    }
 }
 
 }  // namespace yuzu::audit
