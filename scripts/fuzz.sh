@@ -86,15 +86,15 @@ targets=(
    server/core/src/agentapi/agent_bodies.cpp server/core/src/fleet/field_rules.cpp
    server/core/src/fleet/inventory_rules.cpp server/core/src/execution/json_text.cpp
    server/core/src/common/json_text.cpp
-   server/core/src/common/json_parse.cpp server/core/src/common/status.cpp"
+   server/core/src/common/json_parse.cpp server/core/src/common/json_reader.cpp server/core/src/common/status.cpp"
   "jsonrpc_envelope_fuzz jsonrpc 4096 fuzz/jsonrpc_envelope_fuzz.cpp
-   server/core/src/mcp/protocol/jsonrpc.cpp server/core/src/common/json_parse.cpp server/core/src/common/json_text.cpp
+   server/core/src/mcp/protocol/jsonrpc.cpp server/core/src/common/json_parse.cpp server/core/src/common/json_reader.cpp server/core/src/common/json_text.cpp
    server/core/src/common/status.cpp"
   "mcp_era_fuzz era 4096 fuzz/mcp_era_fuzz.cpp
    server/core/src/mcp/protocol/request_meta.cpp server/core/src/mcp/session/log_level.cpp
    server/core/src/mcp/transport/header_value_codec.cpp server/core/src/auth/token_codec.cpp
    server/core/src/auth/random.cpp
-   server/core/src/mcp/protocol/jsonrpc.cpp server/core/src/common/json_parse.cpp
+   server/core/src/mcp/protocol/jsonrpc.cpp server/core/src/common/json_parse.cpp server/core/src/common/json_reader.cpp
    server/core/src/common/json_text.cpp server/core/src/common/status.cpp -lcrypto"
   "config_file_fuzz config 8192 fuzz/config_file_fuzz.cpp
    server/core/src/app/config_file.cpp server/core/src/common/status.cpp"

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/json_reader.hpp"
+
 namespace yuzu {
 namespace {
 
@@ -66,6 +68,9 @@ Result<nlohmann::json> parse_json(std::string_view text, int max_depth) {
         return Status::InvalidArgument("malformed JSON at byte " + std::to_string(nul + 1));
     }
     try {
+        // Most texts are well-formed and shallow: the reader builds them
+        // directly. What it declines, nlohmann parses or refuses.
+        if (json doc; detail::read_json(text, max_depth, doc)) return doc;
         // The callback costs a call per value; most texts are shallow.
         if (nesting_within(text, max_depth)) {
             return json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/true);
