@@ -85,7 +85,10 @@ TEST(MakeResultText, CarriesTheSameBytesAsMakeResult) {
     const nlohmann::json result = {{"tools", {{{"name", "a"}, {"x", 1}}}}, {"nextCursor", "Mg"}};
     for (const nlohmann::json& id : {nlohmann::json(7), nlohmann::json("req-\"1\""),
                                      nlohmann::json(-3), nlohmann::json(1e3)}) {
-        EXPECT_EQ(make_result_text(id, result.dump()), make_result(id, result)) << id.dump();
+        // The JSON-RPC envelope as nlohmann writes it, keys sorted.
+        const nlohmann::json envelope = {{"jsonrpc", "2.0"}, {"id", id}, {"result", result}};
+        EXPECT_EQ(make_result_text(id, result.dump()), envelope.dump()) << id.dump();
+        EXPECT_EQ(make_result(id, result), envelope.dump()) << id.dump();
     }
 }
 

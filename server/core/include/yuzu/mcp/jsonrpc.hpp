@@ -29,7 +29,7 @@ struct RpcMessage {
 // versions we serve).
 std::variant<RpcMessage, RpcError> parse_message(const std::string& body);
 
-std::string make_result(const nlohmann::json& id, nlohmann::json result);
+std::string make_result(const nlohmann::json& id, const nlohmann::json& result);
 // The same bytes as make_result() for a result already serialized (a cached
 // tools/list page).
 std::string make_result_text(const nlohmann::json& id, std::string_view result_json);

@@ -263,8 +263,9 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
                                             "pass the tool name from tools/list")};
         return out;
     }
-    const std::string name = name_it->get<std::string>();
-    nlohmann::json arguments = nlohmann::json::object();
+    const std::string& name = name_it->get_ref<const std::string&>();
+    static const nlohmann::json kNoArguments = nlohmann::json::object();
+    const nlohmann::json* given = &kNoArguments;
     if (auto a = params.find("arguments"); a != params.end() && !a->is_null()) {
         if (!a->is_object()) {
             out.error = RpcError{kInvalidParams, "params.arguments must be an object",
@@ -272,8 +273,9 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
                                                 "send arguments as a JSON object")};
             return out;
         }
-        arguments = *a;
+        given = &*a;
     }
+    const nlohmann::json& arguments = *given;
 
     const ToolSpec* tool = env.tools.find(name);
     if (tool == nullptr) {
@@ -293,8 +295,9 @@ CallOutcome run_steps(const PipelineEnv& env, const auth::Principal& who,
     // On a gated tool, approval_id is the recall's ticket: handlers and the
     // ticket's canonical arguments never see it.
     std::optional<std::string> approval_id;
-    const nlohmann::json call_arguments =
-        tool->approval_gated ? split_approval_id(arguments, approval_id) : arguments;
+    std::optional<nlohmann::json> without_ticket;
+    if (tool->approval_gated) without_ticket = split_approval_id(arguments, approval_id);
+    const nlohmann::json& call_arguments = without_ticket ? *without_ticket : arguments;
     ToolCall call{who, call_arguments, info.correlation_id, info.source_ip};
     call.stream = stream;
     std::string audit_note;

@@ -39,13 +39,14 @@ std::variant<RpcMessage, RpcError> parse_message(const std::string& body) {
     if (!method->is_string() || method->get_ref<const std::string&>().empty()) {
         return RpcError{kInvalidRequest, "Invalid Request: method must be a non-empty string", {}};
     }
-    msg.method = method->get<std::string>();
+    // j is ours: its members move into the message rather than being copied.
+    msg.method = std::move(method->get_ref<std::string&>());
     auto params = j.find("params");
     if (params != j.end()) {
         if (!params->is_object()) {
             return RpcError{kInvalidRequest, "Invalid Request: params must be an object", {}};
         }
-        msg.params = *params;
+        msg.params = std::move(*params);
     }
     if (has_id) {
         msg.kind = RpcMessage::Kind::kRequest;
@@ -56,9 +57,10 @@ std::variant<RpcMessage, RpcError> parse_message(const std::string& body) {
     return msg;
 }
 
-std::string make_result(const nlohmann::json& id, nlohmann::json result) {
-    nlohmann::json out = {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
-    return dump_json(out);
+std::string make_result(const nlohmann::json& id, const nlohmann::json& result) {
+    // Written around the result's text rather than dumped from a new
+    // envelope object: building that object costs as much as the dump.
+    return make_result_text(id, dump_json(result));
 }
 
 std::string make_result_text(const nlohmann::json& id, std::string_view result_json) {

@@ -126,8 +126,8 @@ Reply McpServer::handle(const RpcMessage& message, const auth::Principal& who,
     Reply reply;
     if (message.kind != RpcMessage::Kind::kRequest) return reply;
     reply.kind = Reply::Kind::kJson;
-    const nlohmann::json params =
-        message.params.is_null() ? nlohmann::json::object() : message.params;
+    static const nlohmann::json kNoParams = nlohmann::json::object();
+    const nlohmann::json& params = message.params.is_null() ? kNoParams : message.params;
     const std::string& m = message.method;
     const bool modern = ctx.modern != nullptr;
     const auto answer_error = [&](const RpcError& err) {
