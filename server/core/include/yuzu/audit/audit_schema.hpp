@@ -6,6 +6,11 @@
 // SqliteAuditLog::prune_older_than() does, inside its own transaction. The
 // triggers stop accidental or ad-hoc edits; they are not tamper-proofing
 // against someone who can write the file.
+//
+// Version 2 rebuilds audit_events with the same columns, ids, sequence,
+// indexes and triggers, its `result` CHECK written as comparisons instead
+// of an IN list (which SQLite evaluated by building a temporary b-tree on
+// every INSERT).
 #pragma once
 
 #include <span>
