@@ -172,6 +172,64 @@ TEST(ConnectionStream, BytesTheGateAlreadyReadComeFirst) {
     EXPECT_FALSE(s.has_pending());
 }
 
+// cpp-httplib reads the request line and header fields one byte per
+// read(); bytes already buffered take a fast path that must count against
+// the same limits as bytes read from the socket.
+size_t read_bytewise(ConnectionStream& s, size_t limit) {
+    size_t total = 0;
+    char byte = 0;
+    while (total < limit && s.read(&byte, 1) == 1) ++total;
+    return total;
+}
+
+TEST(ConnectionStream, BufferedHeaderBytesReadOneAtATimeMeetTheByteCap) {
+    Pair p;
+    p.conn.buffered = std::string(200, 'a');
+    const auto limits = small_limits();
+    std::atomic<bool> stopping{false};
+    ConnectionStream s(p.conn, limits, stopping);
+    s.begin_request();
+    EXPECT_EQ(read_bytewise(s, 1000), limits.max_header_bytes);
+    EXPECT_EQ(s.limit_hit(), LimitHit::kHeaderTooLarge);
+    char byte = 0;
+    EXPECT_EQ(s.read(&byte, 1), -1);  // and it stays stopped
+}
+
+TEST(ConnectionStream, BufferedHeaderLinesReadOneAtATimeMeetTheLineCap) {
+    Pair p;
+    p.conn.buffered = "G\na\nb\nc\nd\ne\nf\n";
+    const auto limits = small_limits();
+    std::atomic<bool> stopping{false};
+    ConnectionStream s(p.conn, limits, stopping);
+    s.begin_request();
+    // Five lines (the request line, max_header_count fields, the empty
+    // line) and the sixth line's first byte pass; its newline trips the
+    // limit, as it does for bytes read from the socket.
+    EXPECT_EQ(read_bytewise(s, 1000), 2 * (limits.max_header_count + 2) + 1);
+    EXPECT_EQ(s.limit_hit(), LimitHit::kHeaderTooLarge);
+}
+
+TEST(ConnectionStream, BufferedBytesReadOneAtATimeThenTheSocket) {
+    Pair p;
+    p.conn.buffered = "GET";
+    const auto limits = small_limits();
+    std::atomic<bool> stopping{false};
+    ConnectionStream s(p.conn, limits, stopping);
+    s.begin_request();
+    std::string got;
+    char byte = 0;
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_EQ(s.read(&byte, 1), 1);
+        got += byte;
+    }
+    EXPECT_EQ(got, "GET");
+    EXPECT_FALSE(s.has_pending());
+    EXPECT_TRUE(p.conn.buffered.empty());  // the drained buffer is released
+    p.send(" /");
+    ASSERT_EQ(s.read(&byte, 1), 1);
+    EXPECT_EQ(byte, ' ');
+}
+
 TEST(ConnectionStream, AClosedPeerIsNotWritable) {
     Pair p;
     const auto limits = small_limits();

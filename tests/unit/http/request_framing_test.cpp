@@ -14,6 +14,18 @@ httplib::Request post(std::initializer_list<std::pair<const char*, const char*>>
     return req;
 }
 
+TEST(RequestFraming, AFieldValueWithANulByteIs400) {
+    httplib::Request req = post({{"Content-Length", "0"}});
+    req.headers.emplace("Authorization", std::string("Bearer abc\0x", 12));
+    const FramingVerdict v = check_request_framing(req, kMax);
+    EXPECT_EQ(v.status, 400);
+    EXPECT_NE(v.message.find("NUL"), std::string::npos) << v.message;
+    httplib::Request get;
+    get.method = "GET";
+    get.headers.emplace("Host", std::string("localhost\0.evil", 16));
+    EXPECT_EQ(check_request_framing(get, kMax).status, 400);
+}
+
 TEST(RequestFraming, PlainLengthsWithinTheLimitPass) {
     EXPECT_EQ(check_request_framing(post({{"Content-Length", "0"}}), kMax).status, 0);
     EXPECT_EQ(check_request_framing(post({{"Content-Length", "4096"}}), kMax).status, 0);

@@ -28,6 +28,14 @@ FramingVerdict check_request_framing(const httplib::Request& req, size_t max_bod
     // cpp-httplib also accepts PRI (and reads a body for it until the peer
     // closes); nothing here is served by other methods.
     if (!method_served(req.method)) return {501, "method not implemented"};
+    // RFC 9110 5.5. cpp-httplib stores "%00" in a field value as a NUL
+    // byte; its own look-ups stop there and ours (header_lookup.hpp) do
+    // not, so the two would read different values.
+    for (const auto& field : req.headers) {
+        if (field.second.find('\0') != std::string::npos) {
+            return {400, "a header field value contains a NUL byte"};
+        }
+    }
     const size_t te_count = field_count(req.headers, "Transfer-Encoding");
     const size_t cl_count = field_count(req.headers, "Content-Length");
     // The library would inflate a compressed body into memory with no cap.

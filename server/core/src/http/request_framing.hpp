@@ -4,6 +4,8 @@
 // arrives), or no body at all. Everything else is refused up front rather
 // than read until a timeout: ambiguous framing is how requests get
 // smuggled past proxies, and an impossible length used to hold a worker.
+// A field value holding a NUL byte is refused too (400), so every reader of
+// a header sees the same value.
 #pragma once
 
 #include <httplib.h>
@@ -14,7 +16,7 @@
 namespace yuzu::http {
 
 struct FramingVerdict {
-    int status = 0;  // 0: acceptable; else 400, 411, 413 or 501
+    int status = 0;  // 0: acceptable; else 400, 411, 413, 415 or 501
     std::string message;
 };
 

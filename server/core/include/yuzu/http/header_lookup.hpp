@@ -8,7 +8,10 @@
 // A request has a handful of fields (at most --max-header-count), so a scan
 // is cheaper, and it finds the same field: names that are equal ignoring
 // case sit together in the map, in arrival order, so the first one the scan
-// meets is the first one received.
+// meets is the first one received. (cpp-httplib's map folds case with the
+// C locale's tolower, which is ASCII folding; the server never sets a locale.)
+// Values are whole: cpp-httplib's own look-ups stop at a NUL byte, so
+// check_request_framing refuses a value holding one before any handler runs.
 //
 // Templates over the map type, so this header does not pull in httplib.h.
 #pragma once
