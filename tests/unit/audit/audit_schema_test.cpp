@@ -110,6 +110,10 @@ TEST_F(AuditSchemaTest, VersionTwoKeepsRowsIdsSequenceAndTheAppendOnlyRules) {
         EXPECT_TRUE(insert(*db, 2000, "x", result).ok()) << result;
     }
     EXPECT_EQ(column(*db, "SELECT COUNT(*) FROM audit_events"), std::vector<std::string>{"11"});
+    // Retention pruning still gets through the recreated delete trigger.
+    EXPECT_EQ((*log)->prune_older_than(1002), 2u);
+    EXPECT_EQ(column(*db, "SELECT COUNT(*) FROM audit_events WHERE timestamp_ms < 1002"),
+              std::vector<std::string>{"0"});
 }
 
 TEST_F(AuditSchemaTest, AnInsertNoLongerBuildsATemporaryTable) {
@@ -133,6 +137,11 @@ TEST_F(AuditSchemaTest, AnInsertNoLongerBuildsATemporaryTable) {
     }
     ASSERT_FALSE(opcodes.empty());
     for (const std::string& op : opcodes) EXPECT_NE(op, "OpenEphemeral");
+    // A fresh file, no sequence carried: ids start at 1.
+    AuditEvent first;
+    first.action = "first";
+    ASSERT_TRUE((*log)->record(first).ok());
+    EXPECT_EQ(column(*db, "SELECT MAX(id) FROM audit_events"), std::vector<std::string>{"1"});
 }
 
 }  // namespace

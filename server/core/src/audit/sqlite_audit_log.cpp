@@ -103,6 +103,24 @@ Result<AuditEvent> read_event(const store::Statement& stmt) {
     return e;
 }
 
+// Migration 2 copies every row of a version-1 file once, which takes a
+// while on a long log: say so before it starts. Only a message; a failure
+// to read is left to the migration itself to report.
+void announce_rebuild(store::Database& db) {
+    const auto has_row = [](Result<store::Statement>& stmt) {
+        if (!stmt.ok()) return false;
+        auto row = stmt->step();
+        return row.ok() && *row;
+    };
+    auto conn = db.lock();
+    auto version = conn.prepare("PRAGMA user_version");
+    if (!has_row(version) || version->column_int64(0) != 1) return;
+    auto rows = conn.prepare("SELECT COUNT(*) FROM audit_events");
+    if (!has_row(rows)) return;
+    spdlog::info("audit: rebuilding audit_events for schema version 2 ({} rows) in {}",
+                 rows->column_int64(0), db.path());
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SqliteAuditLog>> SqliteAuditLog::open(const std::string& data_dir,
@@ -110,6 +128,7 @@ Result<std::unique_ptr<SqliteAuditLog>> SqliteAuditLog::open(const std::string& 
     const std::string path = (std::filesystem::path(data_dir) / kStoreName).string();
     auto db = store::Database::open(path, store::OpenOptions{.sync_every_commit = true});
     if (!db.ok()) return db.status();
+    announce_rebuild(**db);
     YUZU_RETURN_IF_ERROR(store::apply_migrations(**db, kStoreName, audit_migrations(), clock));
     return std::unique_ptr<SqliteAuditLog>(new SqliteAuditLog(std::move(db).value(), clock));
 }

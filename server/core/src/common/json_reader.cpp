@@ -8,6 +8,12 @@
 
 #include "yuzu/common/utf8.hpp"
 
+// The reader fills objects and arrays through get_ref, which leaves the
+// parent pointers JSON_DIAGNOSTICS keeps unset.
+#if defined(JSON_DIAGNOSTICS) && JSON_DIAGNOSTICS
+#error "json_reader.cpp builds documents without nlohmann's parent pointers"
+#endif
+
 namespace yuzu::detail {
 namespace {
 
