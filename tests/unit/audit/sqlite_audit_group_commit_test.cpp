@@ -70,6 +70,43 @@ class GroupCommitTest : public ::testing::Test {
         ASSERT_TRUE(conn.exec("COMMIT").ok());
     }
 
+    // Makes every insert of a row with action 'poison' fail, then records a
+    // 'lead' row behind a blocked commit and queues `before` 'good' rows,
+    // one 'poison' row and `after` more 'good' rows, to share one batch.
+    struct PoisonOutcome {
+        int good_ok = 0;
+        int poison_failed = 0;  // failed, naming the trigger's reason
+    };
+    PoisonOutcome record_batch_with_poison(int before, int after) {
+        {
+            auto db = side();
+            if (db == nullptr) return {};
+            auto conn = db->lock();
+            EXPECT_TRUE(conn.exec("CREATE TRIGGER refuse_poison BEFORE INSERT ON audit_events "
+                                  "WHEN NEW.action = 'poison' BEGIN SELECT RAISE(ABORT, "
+                                  "'poison'); END")
+                            .ok());
+        }
+        std::vector<std::thread> threads;
+        std::atomic<int> good_ok{0};
+        std::atomic<int> poison_failed{0};
+        auto good = [&](const char* action) {
+            if (log_->record(make_event(action)).ok()) ++good_ok;
+        };
+        with_writer_blocked([&] {
+            threads.emplace_back(good, "lead");
+            std::this_thread::sleep_for(150ms);
+            for (int i = 0; i < before; ++i) threads.emplace_back(good, "good");
+            threads.emplace_back([&] {
+                const Status s = log_->record(make_event("poison"));
+                if (!s.ok() && s.message().find("poison") != std::string::npos) ++poison_failed;
+            });
+            for (int i = 0; i < after; ++i) threads.emplace_back(good, "good");
+        });
+        for (auto& th : threads) th.join();
+        return {good_ok.load(), poison_failed.load()};
+    }
+
     TempDir dir_;
     std::unique_ptr<SqliteAuditLog> log_;
 };
@@ -122,43 +159,78 @@ TEST_F(GroupCommitTest, CallersQueuedBehindACommitShareTheNextOne) {
 }
 
 TEST_F(GroupCommitTest, OneFailingRowDoesNotFailItsBatch) {
-    {
-        auto db = side();
-        ASSERT_NE(db, nullptr);
-        auto conn = db->lock();
-        ASSERT_TRUE(conn.exec("CREATE TRIGGER refuse_poison BEFORE INSERT ON audit_events "
-                              "WHEN NEW.action = 'poison' BEGIN SELECT RAISE(ABORT, 'poison'); "
-                              "END")
-                        .ok());
-    }
-    std::vector<std::thread> threads;
-    std::atomic<int> good_ok{0};
-    std::atomic<int> poison_failed{0};
-    with_writer_blocked([&] {
-        threads.emplace_back([&] {
-            if (log_->record(make_event("lead")).ok()) ++good_ok;
-        });
-        std::this_thread::sleep_for(150ms);
-        for (int i = 0; i < 4; ++i) {
-            threads.emplace_back([&] {
-                if (log_->record(make_event("good")).ok()) ++good_ok;
-            });
-        }
-        threads.emplace_back([&] {
-            const Status s = log_->record(make_event("poison"));
-            if (!s.ok() && s.message().find("poison") != std::string::npos) ++poison_failed;
-        });
-        for (int i = 0; i < 2; ++i) {
-            threads.emplace_back([&] {
-                if (log_->record(make_event("good")).ok()) ++good_ok;
-            });
-        }
-    });
-    for (auto& th : threads) th.join();
-    EXPECT_EQ(good_ok.load(), 7);
-    EXPECT_EQ(poison_failed.load(), 1);
+    const PoisonOutcome got = record_batch_with_poison(4, 2);
+    EXPECT_EQ(got.good_ok, 7);
+    EXPECT_EQ(got.poison_failed, 1);
     EXPECT_EQ(rows_on_disk("action = 'poison'"), 0);
     EXPECT_EQ(rows_on_disk("action IN ('lead', 'good')"), 7);
+}
+
+// Here the bad row sits inside a 32-row INSERT: that statement fails, the
+// batch goes in row by row, and again only the bad row is refused.
+TEST_F(GroupCommitTest, OneFailingRowAmongManyFailsOnlyItself) {
+    const PoisonOutcome got = record_batch_with_poison(20, 20);
+    EXPECT_EQ(got.good_ok, 41);
+    EXPECT_EQ(got.poison_failed, 1);
+    EXPECT_EQ(rows_on_disk("action = 'poison'"), 0);
+    EXPECT_EQ(rows_on_disk("action = 'good'"), 40);
+}
+
+// A batch goes in as multi-row INSERTs of 32, 16, ... 1 rows: 37 rows take
+// three statements, and every field of every row must land in its own row.
+TEST_F(GroupCommitTest, ABatchSpanningSeveralStatementsKeepsEveryRowsFields) {
+    constexpr int kQueued = 36;
+    std::vector<std::thread> threads;
+    std::atomic<int> ok{0};
+    auto record_one = [&](int n) {
+        AuditEvent e = make_event("call." + std::to_string(n), "user" + std::to_string(n));
+        e.target_type = "tool";
+        e.target_id = "t" + std::to_string(n);
+        e.detail = R"({"n":)" + std::to_string(n) + "}";
+        e.source_ip = "10.0.0." + std::to_string(n);
+        e.user_agent = "agent/" + std::to_string(n);
+        e.result = n % 2 == 0 ? AuditResult::kSuccess : AuditResult::kDenied;
+        e.correlation_id = "corr-" + std::to_string(n);
+        e.timestamp_ms = 1'000'000 + n;
+        if (log_->record(std::move(e)).ok()) ++ok;
+    };
+    with_writer_blocked([&] {
+        threads.emplace_back(record_one, 0);
+        std::this_thread::sleep_for(150ms);
+        for (int i = 1; i <= kQueued; ++i) threads.emplace_back(record_one, i);
+    });
+    for (auto& th : threads) th.join();
+    ASSERT_EQ(ok.load(), 1 + kQueued);
+    EXPECT_EQ(log_->group_commit_stats().commits, 2u);
+
+    auto db = side();
+    ASSERT_NE(db, nullptr);
+    auto conn = db->lock();
+    auto stmt = conn.prepare(
+        "SELECT principal, principal_kind, action, target_type, target_id, detail, source_ip, "
+        "user_agent, result, correlation_id, timestamp_ms FROM audit_events "
+        "WHERE action LIKE 'call.%'");
+    ASSERT_TRUE(stmt.ok()) << stmt.status().to_string();
+    std::set<int> seen;
+    for (;;) {
+        auto row = stmt->step();
+        ASSERT_TRUE(row.ok()) << row.status().to_string();
+        if (!*row) break;
+        const int n = static_cast<int>(stmt->column_int64(10) - 1'000'000);
+        const std::string s = std::to_string(n);
+        EXPECT_TRUE(seen.insert(n).second) << "row " << n << " twice";
+        EXPECT_EQ(stmt->column_text(0), "user" + s);
+        EXPECT_EQ(stmt->column_text(1), "api_token");
+        EXPECT_EQ(stmt->column_text(2), "call." + s);
+        EXPECT_EQ(stmt->column_text(3), "tool");
+        EXPECT_EQ(stmt->column_text(4), "t" + s);
+        EXPECT_EQ(stmt->column_text(5), R"({"n":)" + s + "}");
+        EXPECT_EQ(stmt->column_text(6), "10.0.0." + s);
+        EXPECT_EQ(stmt->column_text(7), "agent/" + s);
+        EXPECT_EQ(stmt->column_text(8), n % 2 == 0 ? "success" : "denied");
+        EXPECT_EQ(stmt->column_text(9), "corr-" + s);
+    }
+    EXPECT_EQ(seen.size(), static_cast<size_t>(1 + kQueued));
 }
 
 TEST_F(GroupCommitTest, CallersBeyondAFullBatchWaitForTheNextOne) {

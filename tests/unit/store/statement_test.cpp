@@ -79,6 +79,40 @@ TEST_F(StatementTest, PositionalBindsRoundTripEveryType) {
     EXPECT_FALSE(*done);
 }
 
+TEST_F(StatementTest, BorrowedTextIsStoredAsBoundAndNotKeptAfterTheStatement) {
+    const std::string text_with_nul("x\0y", 3);
+    auto conn = db_->lock();
+    {
+        auto insert = conn.prepare("INSERT INTO v(id, t) VALUES(?, ?)");
+        ASSERT_TRUE(insert.ok()) << insert.status().to_string();
+        std::string changing = "first value";
+        ASSERT_TRUE(insert->bind(1, int64_t{1}).bind_borrowed(2, changing).run().ok());
+        // The row holds its own copy: changing the bytes after the insert
+        // does not reach it.
+        changing.assign("second");
+        ASSERT_TRUE(insert->bind(1, int64_t{2}).bind_borrowed(2, changing).run().ok());
+        ASSERT_TRUE(insert->bind(1, int64_t{3}).bind_borrowed(2, text_with_nul).run().ok());
+        ASSERT_TRUE(insert->bind(1, int64_t{4}).bind_borrowed(2, std::string_view()).run().ok());
+    }
+    // The same SQL again comes from the statement cache with its bindings
+    // cleared, not pointing into the strings above.
+    {
+        auto insert = conn.prepare("INSERT INTO v(id, t) VALUES(?, ?)");
+        ASSERT_TRUE(insert.ok());
+        ASSERT_TRUE(insert->bind(1, int64_t{5}).run().ok());
+    }
+    auto select = conn.prepare("SELECT t, t IS NULL FROM v ORDER BY id");
+    ASSERT_TRUE(select.ok());
+    const std::vector<std::pair<std::string, bool>> want = {
+        {"first value", false}, {"second", false}, {text_with_nul, false}, {"", false}, {"", true}};
+    for (const auto& [text, is_null] : want) {
+        auto row = select->step();
+        ASSERT_TRUE(row.ok() && *row);
+        EXPECT_EQ(select->column_text(0), text);
+        EXPECT_EQ(select->column_int64(1) != 0, is_null) << text;
+    }
+}
+
 TEST_F(StatementTest, NullRoundTripsAndReadsAsEmpty) {
     auto conn = db_->lock();
     auto insert = conn.prepare("INSERT INTO v(id, i, d, t, b) VALUES(1, ?, ?, ?, ?)");

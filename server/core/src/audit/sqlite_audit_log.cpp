@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cassert>
 #include <exception>
 #include <filesystem>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "yuzu/audit/audit_filter.hpp"
 #include "yuzu/audit/audit_schema.hpp"
@@ -24,6 +27,32 @@ constexpr std::string_view kStoreName = "audit.db";
 constexpr std::string_view kColumns =
     "id, timestamp_ms, principal, principal_kind, action, target_type, target_id, detail, "
     "source_ip, user_agent, result, correlation_id";
+
+constexpr int kColumnsPerRow = 11;  // the inserted columns: all but id
+
+// "INSERT ... VALUES (?, ...), ..." for `rows` rows, rows a power of two
+// no greater than SqliteAuditLog::kMaxRowsPerInsert.
+const std::string& insert_sql(size_t rows) {
+    static const auto texts = [] {
+        std::vector<std::string> out;
+        for (size_t n = 1; n <= SqliteAuditLog::kMaxRowsPerInsert; n *= 2) {
+            std::string sql =
+                "INSERT INTO audit_events(timestamp_ms, principal, principal_kind, action, "
+                "target_type, target_id, detail, source_ip, user_agent, result, correlation_id) "
+                "VALUES ";
+            for (size_t i = 0; i < n; ++i) {
+                sql += i == 0 ? "(" : ", (";
+                for (int c = 0; c < kColumnsPerRow; ++c) sql += c == 0 ? "?" : ", ?";
+                sql += ")";
+            }
+            out.push_back(std::move(sql));
+        }
+        return out;
+    }();
+    const size_t slot = static_cast<size_t>(std::countr_zero(rows));
+    assert(std::has_single_bit(rows) && slot < texts.size());
+    return texts[slot];
+}
 
 Status with_context(const Status& status, std::string_view what) {
     return Status(status.code(), "audit: " + std::string(what) + ": " + status.message());
@@ -144,24 +173,38 @@ const std::string& SqliteAuditLog::path() const {
     return db_->path();
 }
 
-Status SqliteAuditLog::insert_row(store::Conn& conn, const AuditEvent& event) {
-    auto stmt = conn.prepare(
-        "INSERT INTO audit_events(timestamp_ms, principal, principal_kind, action, "
-        "target_type, target_id, detail, source_ip, user_agent, result, correlation_id) "
-        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!stmt.ok()) return stmt.status();
-    return stmt->bind(1, event.timestamp_ms)
-        .bind(2, event.principal)
-        .bind(3, event.principal_kind)
-        .bind(4, event.action)
-        .bind(5, event.target_type)
-        .bind(6, event.target_id)
-        .bind(7, event.detail)
-        .bind(8, event.source_ip)
-        .bind(9, event.user_agent)
-        .bind(10, audit_result_name(event.result))
-        .bind(11, event.correlation_id)
-        .run();
+Status SqliteAuditLog::insert_rows(store::Conn& conn, PendingRow* const* rows, size_t n) {
+    // One statement for several rows: SQLite then opens the table's and the
+    // indexes' cursors and reads and writes the AUTOINCREMENT counter once
+    // per statement rather than once per row. The row counts are powers of
+    // two so that a few cached SQL texts cover every batch size.
+    while (n > 0) {
+        size_t chunk = kMaxRowsPerInsert;
+        while (chunk > n) chunk /= 2;
+        auto stmt = conn.prepare(insert_sql(chunk));
+        if (!stmt.ok()) return stmt.status();
+        int index = 1;
+        for (size_t i = 0; i < chunk; ++i) {
+            // The events outlive the statement, so their text is not copied.
+            const AuditEvent& e = *rows[i]->event;
+            stmt->bind(index, e.timestamp_ms)
+                .bind_borrowed(index + 1, e.principal)
+                .bind_borrowed(index + 2, e.principal_kind)
+                .bind_borrowed(index + 3, e.action)
+                .bind_borrowed(index + 4, e.target_type)
+                .bind_borrowed(index + 5, e.target_id)
+                .bind_borrowed(index + 6, e.detail)
+                .bind_borrowed(index + 7, e.source_ip)
+                .bind_borrowed(index + 8, e.user_agent)
+                .bind_borrowed(index + 9, audit_result_name(e.result))
+                .bind_borrowed(index + 10, e.correlation_id);
+            index += kColumnsPerRow;
+        }
+        YUZU_RETURN_IF_ERROR(stmt->run());
+        rows += chunk;
+        n -= chunk;
+    }
+    return Status::Ok();
 }
 
 void SqliteAuditLog::commit_batch(PendingRow* const* rows, size_t n) noexcept {
@@ -174,7 +217,7 @@ void SqliteAuditLog::commit_batch(PendingRow* const* rows, size_t n) noexcept {
         // transaction, committed (and fsynced) when run() returns Ok.
         const auto one_by_one = [&] {
             for (size_t i = 0; i < n; ++i) {
-                const Status s = insert_row(conn, *rows[i]->event);
+                const Status s = insert_rows(conn, rows + i, 1);
                 rows[i]->status = s.ok() ? s : with_context(s, what(*rows[i]->event));
                 rows[i]->settled = true;
             }
@@ -187,7 +230,7 @@ void SqliteAuditLog::commit_batch(PendingRow* const* rows, size_t n) noexcept {
         {
             auto tx = conn.transaction();
             batch = tx.status();
-            for (size_t i = 0; i < n && batch.ok(); ++i) batch = insert_row(conn, *rows[i]->event);
+            if (batch.ok()) batch = insert_rows(conn, rows, n);
             if (batch.ok()) batch = tx.commit();
         }  // a failed batch is rolled back here
         if (batch.ok()) {

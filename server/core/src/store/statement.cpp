@@ -90,6 +90,13 @@ Statement& Statement::bind(int index, std::string_view text) {
         sqlite3_bind_text64(stmt_, index, data, text.size(), SQLITE_TRANSIENT, SQLITE_UTF8), index);
 }
 
+Statement& Statement::bind_borrowed(int index, std::string_view text) {
+    assert(stmt_ != nullptr);
+    const char* data = text.data() != nullptr ? text.data() : "";
+    return record_bind(
+        sqlite3_bind_text64(stmt_, index, data, text.size(), SQLITE_STATIC, SQLITE_UTF8), index);
+}
+
 Statement& Statement::bind_blob(int index, std::span<const uint8_t> bytes) {
     assert(stmt_ != nullptr);
     if (bytes.empty()) return record_bind(sqlite3_bind_zeroblob(stmt_, index, 0), index);

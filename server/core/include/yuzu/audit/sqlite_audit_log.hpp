@@ -68,6 +68,8 @@ class SqliteAuditLog final : public AuditLog {
     // The most rows one group commit writes. A caller finding the open batch
     // full waits until a leader takes it.
     static constexpr size_t kMaxBatchRows = 256;
+    // The most rows one INSERT statement of a batch carries (a power of two).
+    static constexpr size_t kMaxRowsPerInsert = 32;
 
     // Since open(): how many batches record() wrote and how many rows they
     // held; rows / commits is the mean group size (a batch that fell back to
@@ -91,7 +93,10 @@ class SqliteAuditLog final : public AuditLog {
     // Writes rows[0..n) and sets each one's status. Never throws: a leader
     // that left record() by an exception would strand every queued caller.
     void commit_batch(PendingRow* const* rows, size_t n) noexcept;
-    Status insert_row(store::Conn& conn, const AuditEvent& event);
+    // Inserts rows[0..n) in order, in as few statements as it can. With
+    // n > 1 the caller holds a transaction: a failed statement leaves the
+    // rows before it inserted.
+    Status insert_rows(store::Conn& conn, PendingRow* const* rows, size_t n);
 
     std::unique_ptr<store::Database> db_;  // serialises all access itself
     const Clock& clock_;

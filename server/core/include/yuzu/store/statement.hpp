@@ -43,6 +43,11 @@ class Statement {
     Statement& bind(int index, double value);
     Statement& bind(int index, std::string_view text);
     Statement& bind(int index, std::nullptr_t) = delete;  // use bind_null()
+    // Like bind(), without the copy (SQLITE_STATIC): `text` must stay valid
+    // and unchanged until this Statement is destroyed, its bindings are
+    // cleared or `index` is bound again. For a hot path binding the fields
+    // of an object that outlives the statement.
+    Statement& bind_borrowed(int index, std::string_view text);
     Statement& bind_blob(int index, std::span<const uint8_t> bytes);
     Statement& bind_null(int index);
 
