@@ -20,6 +20,7 @@
 #include "http/connection_gate.hpp"
 #include "http/gated_server.hpp"
 #include "http/request_framing.hpp"
+#include "http/request_series.hpp"
 #include "yuzu/common/correlation_id.hpp"
 #include "yuzu/common/json_text.hpp"
 #include "yuzu/common/thread_guard.hpp"
@@ -308,7 +309,8 @@ HttpServer::HttpServer(const ServerOptions& options, std::unique_ptr<httplib::Se
                              .Name("yuzu_http_long_poll_duration_seconds")
                              .Help("How long long-poll requests were held, in seconds, by "
                                    "listener and route.")
-                             .Register(registry)) {
+                             .Register(registry)),
+      series_(std::make_unique<RequestSeries>(requests_total_, request_seconds_, options_.name)) {
     GateOptions gate;
     gate.listener = options_.name;
     gate.tls = tls();
@@ -407,12 +409,7 @@ void HttpServer::install_hooks() {
     // deferred answer is counted and logged when it is sent.
     s.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (t_current.deferred) return;
-        requests_total_
-            .Add({{"listener", options_.name},
-                  {"route", current_route()},
-                  {"method", req.method},
-                  {"status", std::to_string(res.status)}})
-            .Increment();
+        series_->requests(current_route(), req.method, res.status).Increment();
     });
 
     s.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
@@ -423,12 +420,7 @@ void HttpServer::install_hooks() {
             t_current.deferred->set_on_sent(
                 [this, route, start, method = req.method, path = req.path, peer = req.remote_addr,
                  cid = correlation_id_of(res)](int status, DeferredAnswer::HeldAt held_at) {
-                    requests_total_
-                        .Add({{"listener", options_.name},
-                              {"route", route},
-                              {"method", method},
-                              {"status", std::to_string(status)}})
-                        .Increment();
+                    series_->requests(route, method, status).Increment();
                     record_request(route, method, path, peer, cid, status, start, held_at);
                 });
             return;
@@ -460,12 +452,7 @@ void HttpServer::record_request(const std::string& route, const std::string& met
         long_poll_seconds_.Add({{"listener", options_.name}, {"route", route}}, long_poll_buckets())
             .Observe(s);
     };
-    const auto observe_latency = [&](double s) {
-        request_seconds_
-            .Add({{"listener", options_.name}, {"route", route}, {"method", method}},
-                 metrics::Histogram::DefaultLatencyBuckets())
-            .Observe(s);
-    };
+    const auto observe_latency = [&](double s) { series_->latency(route, method).Observe(s); };
     if (listed(options_.long_poll_routes)) {
         observe_long_poll(seconds);
     } else if (held_at) {

@@ -32,6 +32,7 @@ namespace yuzu::http {
 
 class ConnectionGate;
 class ConnectionServer;
+class RequestSeries;
 class StreamBudget;
 struct ConnectionLimits;
 
@@ -156,6 +157,7 @@ class HttpServer {
     metrics::Family<metrics::Counter>& requests_total_;
     metrics::Family<metrics::Histogram>& request_seconds_;
     metrics::Family<metrics::Histogram>& long_poll_seconds_;
+    std::unique_ptr<RequestSeries> series_;  // of the two families above
     int port_ = 0;
     std::atomic<int> listen_fd_{-1};
 };
