@@ -133,6 +133,10 @@ bool append_json(std::string& out, const json& value) {
     return true;
 }
 
+// Most answers are a few hundred bytes: start there rather than growing
+// through 15, 30, 60... bytes.
+constexpr size_t kInitialCapacity = 512;
+
 }  // namespace
 
 std::string dump_json(const nlohmann::json& value, int indent) {
@@ -141,6 +145,7 @@ std::string dump_json(const nlohmann::json& value, int indent) {
         // faster than dump(), which decodes every byte through its
         // UTF-8 state machine and writes through a virtual adapter.
         std::string out;
+        out.reserve(kInitialCapacity);
         if (append_json(out, value)) return out;
     }
     try {

@@ -170,9 +170,15 @@ std::optional<Denial> check_arguments(const ToolSpec& tool, const nlohmann::json
 // Takes the result by value: a large one (a page of agent states) moves
 // into the envelope instead of being copied.
 nlohmann::json tool_result(nlohmann::json structured) {
-    std::string text = dump_json(structured);
+    // Built member by member: an initializer list would copy every value
+    // out of it once more.
+    nlohmann::json block = nlohmann::json::object();
+    block["type"] = "text";
+    block["text"] = dump_json(structured);
+    nlohmann::json content = nlohmann::json::array();
+    content.push_back(std::move(block));
     nlohmann::json out = nlohmann::json::object();
-    out["content"] = nlohmann::json::array({{{"type", "text"}, {"text", std::move(text)}}});
+    out["content"] = std::move(content);
     out["structuredContent"] = std::move(structured);
     out["isError"] = false;
     return out;

@@ -1,11 +1,10 @@
 // Accept-header matching for the MCP endpoint (RFC 9110 §12.5.1).
-#include <algorithm>
-#include <cctype>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "mcp/transport/transport_support.hpp"
+#include "yuzu/common/ascii.hpp"
 #include "yuzu/mcp/http_transport.hpp"
 
 namespace yuzu::mcp {
@@ -93,8 +92,9 @@ std::optional<std::string_view> event_stream_item(std::string_view accept) {
 }  // namespace
 
 std::string lowercase_header(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    // ASCII only: media types and parameters are ASCII, and the locale
+    // must not decide what matches.
+    for (char& c : s) c = ascii_lower(c);
     return s;
 }
 
