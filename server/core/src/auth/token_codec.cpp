@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "yuzu/auth/random.hpp"
 
@@ -32,11 +33,10 @@ const unsigned char* bytes_of(std::string_view s) {
 
 std::string to_hex(const unsigned char* data, size_t n) {
     static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(n * 2);
+    std::string out(n * 2, '\0');
     for (size_t i = 0; i < n; ++i) {
-        out.push_back(kHex[data[i] >> 4]);
-        out.push_back(kHex[data[i] & 0x0f]);
+        out[2 * i] = kHex[data[i] >> 4];
+        out[2 * i + 1] = kHex[data[i] & 0x0f];
     }
     return out;
 }
@@ -122,9 +122,17 @@ std::string sha256_hex(std::string_view data) {
         const EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA2-256", nullptr);
         return fetched != nullptr ? fetched : EVP_sha256();
     }();
+    // One context per thread, kept: EVP_Digest allocates and frees one,
+    // with its provider state, on every call.
+    struct CtxDeleter {
+        void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
+    };
+    thread_local const std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
     std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
     unsigned int len = 0;
-    if (EVP_Digest(bytes_of(data), data.size(), md.data(), &len, kSha256, nullptr) != 1) {
+    if (ctx == nullptr || EVP_DigestInit_ex2(ctx.get(), kSha256, nullptr) != 1 ||
+        EVP_DigestUpdate(ctx.get(), bytes_of(data), data.size()) != 1 ||
+        EVP_DigestFinal_ex(ctx.get(), md.data(), &len) != 1) {
         crypto_failure("SHA-256");
     }
     return to_hex(md.data(), len);
