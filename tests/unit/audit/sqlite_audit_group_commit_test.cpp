@@ -97,6 +97,9 @@ class GroupCommitTest : public ::testing::Test {
             threads.emplace_back(good, "lead");
             std::this_thread::sleep_for(150ms);
             for (int i = 0; i < before; ++i) threads.emplace_back(good, "good");
+            // Behind the good rows, so that with 40 of them the bad row is in
+            // the batch's last statement, after two that succeeded.
+            std::this_thread::sleep_for(100ms);
             threads.emplace_back([&] {
                 const Status s = log_->record(make_event("poison"));
                 if (!s.ok() && s.message().find("poison") != std::string::npos) ++poison_failed;
@@ -166,20 +169,23 @@ TEST_F(GroupCommitTest, OneFailingRowDoesNotFailItsBatch) {
     EXPECT_EQ(rows_on_disk("action IN ('lead', 'good')"), 7);
 }
 
-// Here the bad row sits inside a 32-row INSERT: that statement fails, the
-// batch goes in row by row, and again only the bad row is refused.
+// Here the 41-row batch goes in as 32 + 8 + 1 rows and the bad row is the
+// last: two statements succeed, the third fails, the transaction rolls the
+// first two back, the batch goes in row by row, and again only the bad row
+// is refused (and no good row lands twice).
 TEST_F(GroupCommitTest, OneFailingRowAmongManyFailsOnlyItself) {
-    const PoisonOutcome got = record_batch_with_poison(20, 20);
+    const PoisonOutcome got = record_batch_with_poison(40, 0);
     EXPECT_EQ(got.good_ok, 41);
     EXPECT_EQ(got.poison_failed, 1);
     EXPECT_EQ(rows_on_disk("action = 'poison'"), 0);
     EXPECT_EQ(rows_on_disk("action = 'good'"), 40);
 }
 
-// A batch goes in as multi-row INSERTs of 32, 16, ... 1 rows: 37 rows take
-// three statements, and every field of every row must land in its own row.
+// A batch goes in as multi-row INSERTs of 32, 16, ... 1 rows: the 37 rows
+// queued behind the lead row take three statements (32 + 4 + 1), and every
+// field of every row must land in its own row.
 TEST_F(GroupCommitTest, ABatchSpanningSeveralStatementsKeepsEveryRowsFields) {
-    constexpr int kQueued = 36;
+    constexpr int kQueued = 37;
     std::vector<std::thread> threads;
     std::atomic<int> ok{0};
     auto record_one = [&](int n) {

@@ -96,8 +96,10 @@ TEST_F(StatementTest, BorrowedTextIsStoredAsBoundAndNotKeptAfterTheStatement) {
     }
     // The same SQL again comes from the statement cache with its bindings
     // cleared, not pointing into the strings above.
+    const size_t cached = conn.cached_statements();
     {
         auto insert = conn.prepare("INSERT INTO v(id, t) VALUES(?, ?)");
+        EXPECT_EQ(conn.cached_statements(), cached - 1) << "not taken from the cache";
         ASSERT_TRUE(insert.ok());
         ASSERT_TRUE(insert->bind(1, int64_t{5}).run().ok());
     }

@@ -146,7 +146,12 @@ std::string dump_json(const nlohmann::json& value, int indent) {
         // UTF-8 state machine and writes through a virtual adapter.
         std::string out;
         out.reserve(kInitialCapacity);
-        if (append_json(out, value)) return out;
+        if (append_json(out, value)) {
+            // A short text may be kept for long (a session's request key):
+            // give the unused room back.
+            if (out.size() < kInitialCapacity / 4) out.shrink_to_fit();
+            return out;
+        }
     }
     try {
         return value.dump(indent, ' ', /*ensure_ascii=*/false, json::error_handler_t::strict);
