@@ -56,17 +56,48 @@ class GroupCommitTest : public ::testing::Test {
         return row.ok() && *row ? stmt->column_int64(0) : -1;
     }
 
+    // Polls the log's group-commit state until `holds` is true of it. Gives
+    // up well inside the 5 s a blocked writer waits for SQLite's lock, so
+    // a miss fails the test rather than the row.
+    template <typename Pred>
+    [[nodiscard]] bool eventually(Pred holds) {
+        const auto deadline = std::chrono::steady_clock::now() + 4s;
+        while (!holds(log_->group_commit_stats())) {
+            if (std::chrono::steady_clock::now() > deadline) return false;
+            std::this_thread::sleep_for(1ms);
+        }
+        return true;
+    }
+
+    // Starts `record_one` on a thread that leads a batch, and returns once
+    // that batch is taken: rows recorded from now on queue for the next.
+    template <typename F>
+    void start_leader(std::vector<std::thread>& threads, F record_one) {
+        threads.emplace_back(record_one);
+        ASSERT_TRUE(eventually([](const SqliteAuditLog::GroupCommitStats& s) {
+            return s.committing && s.rows_waiting == 0;
+        })) << "the first row never led a commit";
+    }
+
+    // Returns once `n` rows wait for the next batch.
+    void await_queued(size_t n) {
+        ASSERT_TRUE(eventually([n](const SqliteAuditLog::GroupCommitStats& s) {
+            return s.rows_waiting == n;
+        })) << "the open batch never held "
+            << n << " rows; it holds " << log_->group_commit_stats().rows_waiting;
+    }
+
     // Holds audit.db's write lock from a side connection while `queue` runs,
     // so the log's first writer waits on SQLite's busy handler and every
-    // record() made meanwhile queues behind it. Released after `settle`.
+    // record() made meanwhile queues behind it. `queue` returns once the
+    // rows it started are queued (await_queued); then the lock is released.
     template <typename F>
-    void with_writer_blocked(F queue, std::chrono::milliseconds settle = 300ms) {
+    void with_writer_blocked(F queue) {
         auto db = side();
         ASSERT_NE(db, nullptr);
         auto conn = db->lock();
         ASSERT_TRUE(conn.exec("BEGIN IMMEDIATE").ok());
         queue();
-        std::this_thread::sleep_for(settle);
         ASSERT_TRUE(conn.exec("COMMIT").ok());
     }
 
@@ -94,17 +125,18 @@ class GroupCommitTest : public ::testing::Test {
             if (log_->record(make_event(action)).ok()) ++good_ok;
         };
         with_writer_blocked([&] {
-            threads.emplace_back(good, "lead");
-            std::this_thread::sleep_for(150ms);
+            start_leader(threads, [&] { good("lead"); });
             for (int i = 0; i < before; ++i) threads.emplace_back(good, "good");
             // Behind the good rows, so that with 40 of them the bad row is in
             // the batch's last statement, after two that succeeded.
-            std::this_thread::sleep_for(100ms);
+            await_queued(static_cast<size_t>(before));
             threads.emplace_back([&] {
                 const Status s = log_->record(make_event("poison"));
                 if (!s.ok() && s.message().find("poison") != std::string::npos) ++poison_failed;
             });
+            await_queued(static_cast<size_t>(before) + 1);
             for (int i = 0; i < after; ++i) threads.emplace_back(good, "good");
+            await_queued(static_cast<size_t>(before) + 1 + static_cast<size_t>(after));
         });
         for (auto& th : threads) th.join();
         return {good_ok.load(), poison_failed.load()};
@@ -148,10 +180,10 @@ TEST_F(GroupCommitTest, CallersQueuedBehindACommitShareTheNextOne) {
     };
     with_writer_blocked([&] {
         // The first caller leads a batch of one and waits for the lock...
-        threads.emplace_back(record_one, "first");
-        std::this_thread::sleep_for(150ms);
+        start_leader(threads, [&] { record_one("first"); });
         // ...and these queue behind it, to go in together.
         for (int i = 0; i < kWaiting; ++i) threads.emplace_back(record_one, "queued");
+        await_queued(kWaiting);
     });
     for (auto& th : threads) th.join();
     EXPECT_EQ(ok.load(), 1 + kWaiting);
@@ -201,9 +233,9 @@ TEST_F(GroupCommitTest, ABatchSpanningSeveralStatementsKeepsEveryRowsFields) {
         if (log_->record(std::move(e)).ok()) ++ok;
     };
     with_writer_blocked([&] {
-        threads.emplace_back(record_one, 0);
-        std::this_thread::sleep_for(150ms);
+        start_leader(threads, [&] { record_one(0); });
         for (int i = 1; i <= kQueued; ++i) threads.emplace_back(record_one, i);
+        await_queued(kQueued);
     });
     for (auto& th : threads) th.join();
     ASSERT_EQ(ok.load(), 1 + kQueued);
@@ -248,13 +280,12 @@ TEST_F(GroupCommitTest, CallersBeyondAFullBatchWaitForTheNextOne) {
     auto record_one = [&](std::string action) {
         if (log_->record(make_event(std::move(action))).ok()) ++ok;
     };
-    with_writer_blocked(
-        [&] {
-            threads.emplace_back(record_one, "first");
-            std::this_thread::sleep_for(150ms);
-            for (int i = 0; i < kWaiting; ++i) threads.emplace_back(record_one, "queued");
-        },
-        500ms);
+    with_writer_blocked([&] {
+        start_leader(threads, [&] { record_one("first"); });
+        for (int i = 0; i < kWaiting; ++i) threads.emplace_back(record_one, "queued");
+        // The open batch is full; the other 44 wait for room.
+        await_queued(SqliteAuditLog::kMaxBatchRows);
+    });
     for (auto& th : threads) th.join();
     EXPECT_EQ(ok.load(), 1 + kWaiting);
     EXPECT_EQ(rows_on_disk(), 1 + kWaiting);

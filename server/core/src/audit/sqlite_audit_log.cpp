@@ -311,7 +311,10 @@ Status SqliteAuditLog::record(AuditEvent event) {
 
 SqliteAuditLog::GroupCommitStats SqliteAuditLog::group_commit_stats() const {
     std::lock_guard<std::mutex> lock(queue_mu_);
-    return stats_;
+    GroupCommitStats now = stats_;
+    now.rows_waiting = open_.size();
+    now.committing = committing_;
+    return now;
 }
 
 Result<AuditPage> SqliteAuditLog::query(const AuditQuery& q) const {

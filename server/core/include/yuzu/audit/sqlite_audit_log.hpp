@@ -73,10 +73,13 @@ class SqliteAuditLog final : public AuditLog {
 
     // Since open(): how many batches record() wrote and how many rows they
     // held; rows / commits is the mean group size (a batch that fell back to
-    // row-by-row still counts once).
+    // row-by-row still counts once). And at the moment of the call: the rows
+    // queued for the next batch, and whether a leader is writing one.
     struct GroupCommitStats {
         uint64_t commits = 0;
         uint64_t rows = 0;
+        size_t rows_waiting = 0;
+        bool committing = false;
     };
     GroupCommitStats group_commit_stats() const;
 
