@@ -152,6 +152,25 @@ TEST_F(Hostile, Row06ContentLengthWithTransferEncodingIs400) {
     expect_stayed_up(probe, "Content-Length with Transfer-Encoding");
 }
 
+// cpp-httplib percent-decodes header values; the framing rules apply to the
+// bytes sent, so an encoded "chunked" or length is not read as one (a proxy
+// in front would not read it as one either).
+TEST_F(Hostile, Row06PercentEncodedFramingIsNotDecoded) {
+    ASSERT_TRUE(start({"--max-request-body", kSmallCap}));
+    LivenessProbe probe(port());
+    const Exchange te = roundtrip(
+        port(), mcp_head(port(), {{"Transfer-Encoding", "chunke%64"}, {"Connection", "close"}}) +
+                    small_chunked(5));
+    ASSERT_TRUE(te.response) << te.error;
+    EXPECT_EQ(te.response->status, 501) << describe(te.response);
+    const Exchange cl =
+        roundtrip(port(), mcp_head(port(), {{"Content-Length", "1%30"}, {"Connection", "close"}}) +
+                              std::string(10, 'x'));
+    ASSERT_TRUE(cl.response) << cl.error;
+    EXPECT_EQ(cl.response->status, 400) << describe(cl.response);
+    expect_stayed_up(probe, "percent-encoded Transfer-Encoding and Content-Length");
+}
+
 TEST_F(Hostile, Row06PostWithoutALengthIs411) {
     ASSERT_TRUE(start({"--max-request-body", kSmallCap}));
     LivenessProbe probe(port());

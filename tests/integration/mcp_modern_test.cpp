@@ -190,6 +190,30 @@ TEST(McpModern, AMissingMcpMethodHeaderIsAHeaderMismatch) {
     EXPECT_EQ(error["data"]["header"], "Mcp-Method") << error.dump();
 }
 
+// cpp-httplib percent-decodes header values; yuzu compares the bytes that
+// were sent. A header that only decodes to the body's value disagrees with
+// it (a proxy routing on the header saw something else), and a literal
+// "%20" that matches the body byte for byte agrees.
+TEST(McpModern, HeadersAreComparedAsSentNotPercentDecoded) {
+    ModernFixture f;
+    auto method = f.post(modern_headers(f.token, "tools%2Flist"),
+                         modern_body("tools/list", json::object(), 25));
+    EXPECT_EQ(refused(method, 400, -32020, 25)["data"]["header"], "Mcp-Method");
+
+    auto version = f.post(modern_headers(f.token, "tools/list", "", "2026%2D07%2D28"),
+                          modern_body("tools/list", json::object(), 26));
+    EXPECT_EQ(refused(version, 400, -32020, 26)["data"]["header"], "MCP-Protocol-Version");
+
+    const std::string health = "yuzu://server/health";
+    auto name = f.post(modern_headers(f.token, "resources/read", "yuzu://server%2Fhealth"),
+                       modern_body("resources/read", {{"uri", health}}, 27));
+    EXPECT_EQ(refused(name, 400, -32020, 27)["data"]["header"], "Mcp-Name");
+
+    const std::string uri = "yuzu://no/such%20resource";
+    json error = refused(f.modern("resources/read", {{"uri", uri}}, uri, 28), 200, -32602, 28);
+    EXPECT_EQ(error["data"]["uri"], uri) << error.dump();
+}
+
 TEST(McpModern, ATwiceSentVersionHeaderIsRefusedBeforeTheEraIsChosen) {
     ModernFixture f;
     // 2025 first, 2026 second: read either way, one reader would skip the

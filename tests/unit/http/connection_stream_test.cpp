@@ -230,6 +230,52 @@ TEST(ConnectionStream, BufferedBytesReadOneAtATimeThenTheSocket) {
     EXPECT_EQ(byte, ' ');
 }
 
+// cpp-httplib percent-decodes every header field value it parses. The
+// stream hands it each '%' of a value as "%25", which it decodes back, so
+// every check sees the bytes the client sent. The request line (whose
+// target is meant to be decoded), field names and the body pass as they are.
+TEST(ConnectionStream, APercentInAFieldValueReachesTheParserEscaped) {
+    Pair p;
+    p.conn.buffered = "GET /a%20b HTTP/1.1\r\nMcp-Name: tools%2Fcall\r\nX%y: 100%\r\n\r\nbody%41";
+    auto limits = small_limits();
+    limits.max_header_bytes = 1024;
+    std::atomic<bool> stopping{false};
+    ConnectionStream s(p.conn, limits, stopping);
+    s.begin_request();
+    std::string got;
+    char byte = 0;
+    while (s.read(&byte, 1) == 1) {
+        got += byte;
+        if (got.ends_with("\r\n\r\n")) break;
+    }
+    EXPECT_EQ(got, "GET /a%20b HTTP/1.1\r\nMcp-Name: tools%252Fcall\r\nX%y: 100%25\r\n\r\n");
+    s.begin_body();
+    char body[16];
+    ASSERT_EQ(s.read(body, sizeof body), 7);
+    EXPECT_EQ(std::string(body, 7), "body%41");
+}
+
+// The header limits count what arrived, not the escape's extra bytes; a
+// read of many bytes stops where the header block ends.
+TEST(ConnectionStream, TheEscapeCountsNoBytesAgainstTheHeaderCap) {
+    Pair p;
+    const std::string block = "G\r\nA:" + std::string(55, '%') + "\r\n\r\n";
+    ASSERT_EQ(block.size(), 64u);  // small_limits().max_header_bytes
+    p.conn.buffered = block + "next";
+    const auto limits = small_limits();
+    std::atomic<bool> stopping{false};
+    ConnectionStream s(p.conn, limits, stopping);
+    s.begin_request();
+    std::string got(512, '\0');
+    const ssize_t n = s.read(got.data(), got.size());
+    ASSERT_GT(n, 0);
+    got.resize(static_cast<size_t>(n));
+    EXPECT_EQ(s.limit_hit(), LimitHit::kNone);
+    EXPECT_EQ(got.size(), block.size() + size_t{2} * 55);  // each '%' followed by "25"
+    EXPECT_TRUE(got.ends_with("%25\r\n\r\n"));
+    EXPECT_TRUE(s.has_pending());  // "next" is left for what reads on
+}
+
 TEST(ConnectionStream, AClosedPeerIsNotWritable) {
     Pair p;
     const auto limits = small_limits();

@@ -121,6 +121,8 @@ void ConnectionStream::begin_request() {
     deadline_ = steady_clock::now() + limits_.header;
     phase_bytes_ = 0;
     header_lines_ = 0;
+    header_pos_ = HeaderPos::kRequestLine;
+    escape_left_ = 0;
     hit_ = LimitHit::kNone;
     may_hold_header_block_ = true;
 }
@@ -196,20 +198,78 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
     // time. Served from the buffer, such a read is a byte copy plus the
     // header limits' accounting; everything else takes the general path.
     if (size == 1 && phase_ == Phase::kHeader && hit_ == LimitHit::kNone && held_.empty() &&
-        conn_.pending() > 0) {
-        *ptr = conn_.buffered[conn_.buffered_offset++];
+        escape_left_ == 0 && conn_.pending() > 0) {
+        const char c = conn_.buffered[conn_.buffered_offset++];
         if (conn_.pending() == 0) {
             conn_.buffered.clear();
             conn_.buffered_offset = 0;
         }
         ++phase_bytes_;
-        if (*ptr == '\n') ++header_lines_;
+        if (c == '\n') ++header_lines_;
         if (!within_header_limits()) {
             hit_ = LimitHit::kHeaderTooLarge;
             return -1;
         }
+        // Only these bytes move header_pos_ (kDone stays kDone).
+        if (c == '\n' || c == ':' || c == '%' || header_pos_ == HeaderPos::kLineStart) {
+            track_header_byte(c);
+        }
+        *ptr = c;
         return 1;
     }
+    if (phase_ == Phase::kHeader && header_pos_ != HeaderPos::kDone && size > 0) {
+        return read_header_bytes(ptr, size);
+    }
+    return read_raw(ptr, size);
+}
+
+ssize_t ConnectionStream::read_header_bytes(char* ptr, size_t size) {
+    // The header block goes a byte at a time (cpp-httplib asks for one at a
+    // time anyway), so that a '%' can be followed by "25". Once a byte is in
+    // hand, only bytes already received are added.
+    size_t got = 0;
+    while (got < size) {
+        if (escape_left_ > 0) {
+            ptr[got++] = escape_left_-- == 2 ? '2' : '5';
+            continue;
+        }
+        if (header_pos_ == HeaderPos::kDone || (got > 0 && !has_pending())) break;
+        const ssize_t n = read_raw(ptr + got, 1);
+        if (n <= 0) return got > 0 ? static_cast<ssize_t>(got) : n;
+        track_header_byte(ptr[got++]);
+    }
+    return static_cast<ssize_t>(got);
+}
+
+void ConnectionStream::track_header_byte(char c) {
+    switch (header_pos_) {
+        case HeaderPos::kRequestLine:
+            if (c == '\n') header_pos_ = HeaderPos::kLineStart;
+            break;
+        case HeaderPos::kLineStart:
+            // An empty line ("\r\n" or a bare "\n") ends the block.
+            if (c == '\n') {
+                header_pos_ = HeaderPos::kDone;
+            } else if (c == ':') {
+                header_pos_ = HeaderPos::kValue;
+            } else if (c != '\r') {
+                header_pos_ = HeaderPos::kName;
+            }
+            break;
+        case HeaderPos::kName:
+            if (c == ':') header_pos_ = HeaderPos::kValue;
+            if (c == '\n') header_pos_ = HeaderPos::kLineStart;
+            break;
+        case HeaderPos::kValue:
+            if (c == '%') escape_left_ = 2;
+            if (c == '\n') header_pos_ = HeaderPos::kLineStart;
+            break;
+        case HeaderPos::kDone:
+            break;
+    }
+}
+
+ssize_t ConnectionStream::read_raw(char* ptr, size_t size) {
     // A client waiting for an interim answer (100 Continue) must get it
     // before its body is read.
     if (!flush()) return -1;

@@ -117,10 +117,23 @@ class ConnectionStream final : public httplib::Stream {
 
   private:
     enum class Phase { kHeader, kBody };
+    // Where in the header block the next byte falls. cpp-httplib 0.11.4
+    // percent-decodes every field value it parses ("a%41" becomes "aA"),
+    // so a value would be checked as something other than what the client,
+    // and any proxy before us, sent. Each '%' in a value is therefore
+    // handed to it as "%25", which it decodes back to '%'. The request
+    // line is left alone: its target is meant to be decoded.
+    enum class HeaderPos { kRequestLine, kLineStart, kName, kValue, kDone };
     // Waits until the socket is ready for `events` or `deadline` passes;
     // false on timeout, error, or a server stop (reads only).
     bool wait_for(short events, SteadyTime deadline, bool is_read) const;
     ssize_t read_transport(char* ptr, size_t size, SteadyTime deadline);
+    // read() within the header block but for the one-buffered-byte case.
+    ssize_t read_header_bytes(char* ptr, size_t size);
+    // What read() does but for the escaping: the bytes as they arrived.
+    ssize_t read_raw(char* ptr, size_t size);
+    // Moves header_pos_ past one byte of the header block.
+    void track_header_byte(char c);
     // Adds n header bytes just read to the phase's counts; false (and the
     // limit recorded) once they pass a header limit.
     bool count_header_bytes(const char* ptr, size_t n);
@@ -139,6 +152,8 @@ class ConnectionStream final : public httplib::Stream {
     SteadyTime deadline_{};
     size_t phase_bytes_ = 0;
     size_t header_lines_ = 0;
+    HeaderPos header_pos_ = HeaderPos::kRequestLine;
+    int escape_left_ = 0;  // bytes of "25" still owed after a value's '%'
     LimitHit hit_ = LimitHit::kNone;
     bool discard_writes_ = false;
     // The first write of a request's response may be held (see above).

@@ -28,9 +28,10 @@ FramingVerdict check_request_framing(const httplib::Request& req, size_t max_bod
     // cpp-httplib also accepts PRI (and reads a body for it until the peer
     // closes); nothing here is served by other methods.
     if (!method_served(req.method)) return {501, "method not implemented"};
-    // RFC 9110 5.5. cpp-httplib stores "%00" in a field value as a NUL
-    // byte; its own look-ups stop there and ours (header_lookup.hpp) do
-    // not, so the two would read different values.
+    // RFC 9110 5.5. A NUL byte in a field value (sent raw: "%00" reaches
+    // the parser escaped, see ConnectionStream) ends the value for
+    // cpp-httplib's own look-ups and not for ours (header_lookup.hpp), so
+    // the two would read different values.
     for (const auto& field : req.headers) {
         if (field.second.find('\0') != std::string::npos) {
             return {400, "a header field value contains a NUL byte"};
