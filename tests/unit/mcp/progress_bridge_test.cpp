@@ -302,9 +302,18 @@ TEST_F(ProgressBridgeTest, AFullOutboxReplacesTheProgressValueThePumpHasNotTaken
     EXPECT_EQ(progress_of(batch.frames[0]), 1.0);
     EXPECT_EQ(progress_of(batch.frames[1]), 4.0);
     EXPECT_EQ(suppressed(), 2.0);
-    // The ring holds all four, for a resume.
     EXPECT_EQ(session->last_event_id(), 4u);
     EXPECT_EQ(batch.frames[1].id, 4u);
+    // The pump took 1 and 4 and its client left before it wrote them: a
+    // resume replays those two. Never 2 or 3, replaced before anyone wrote
+    // them: progress must not go back after 4.
+    small.set_pump_attached(*record, false);
+    const auto resumed = session->attach(0, budget_);
+    ASSERT_EQ(resumed.outcome, Session::Attach::Outcome::kAttached);
+    ASSERT_EQ(resumed.replay.size(), 2u);
+    EXPECT_EQ(progress_of(resumed.replay[0]), 1.0);
+    EXPECT_EQ(progress_of(resumed.replay[1]), 4.0);
+    session->detach(resumed.generation);
     small.abandon(*record, CloseReason::kRecordGone);
 }
 
@@ -347,6 +356,38 @@ TEST_F(ProgressBridgeTest, APumpsFramesAreItsOwnAndADetachedCallsGoToTheGetStrea
     EXPECT_EQ(session->last_event_id(), 2u);
     bridge_->abandon(*record, CloseReason::kRecordGone);
     session->detach(attached.generation);
+}
+
+// While the pump is attached, a GET resume leaves the call's frames to it,
+// even those it has taken and not written yet; once it is gone, a resume
+// replays what it did not write.
+TEST_F(ProgressBridgeTest, AResumeDoesNotReplayFramesAnAttachedPumpWillWrite) {
+    auto session = make_session();
+    auto record = reserve_ok(session, 7, true);
+    ASSERT_NE(record, nullptr);
+    bridge_->set_pump_attached(*record, true);
+    bridge_->report(*record, 1, std::nullopt, "");
+    bridge_->report(*record, 2, std::nullopt, "");
+    const auto early = session->attach(0, budget_);
+    ASSERT_EQ(early.outcome, Session::Attach::Outcome::kAttached);
+    EXPECT_TRUE(early.replay.empty());
+    session->detach(early.generation);
+
+    const CallRecord::Batch taken = record->wait(0);
+    ASSERT_EQ(taken.frames.size(), 2u);
+    session->delivered(taken.frames[0].id);  // the pump wrote 1, then lost its client
+    const auto mid = session->attach(0, budget_);
+    ASSERT_EQ(mid.outcome, Session::Attach::Outcome::kAttached);
+    EXPECT_TRUE(mid.replay.empty()) << "frame 2 is still the pump's";
+    session->detach(mid.generation);
+
+    bridge_->set_pump_attached(*record, false);
+    const auto late = session->attach(0, budget_);
+    ASSERT_EQ(late.outcome, Session::Attach::Outcome::kAttached);
+    ASSERT_EQ(late.replay.size(), 1u);
+    EXPECT_EQ(progress_of(late.replay[0]), 2.0);
+    session->detach(late.generation);
+    bridge_->abandon(*record, CloseReason::kRecordGone);
 }
 
 // --- d. finish() with nothing followed -----------------------------------------

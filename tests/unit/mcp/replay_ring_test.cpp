@@ -274,28 +274,68 @@ TEST(ReplayRing, RingOnlyFramesAreReturnedByDefaultAndSkippedOnRequest) {
     EXPECT_EQ(*out[2].text, "frame 3");
 }
 
-TEST(ReplayRing, SkippingRingOnlyFramesStillCountsThemForTheGapRule) {
+// A missing frame is a gap only for a replay that would have carried it.
+TEST(ReplayRing, AMissingRingOnlyFrameIsAGapOnlyWhereItWouldBeReplayed) {
     ReplayRing ring(3, kManyBytes, 0);
     ring.append(frame(1));
     ring.append(ring_only_frame(2));
     ring.append(frame(3));
     ring.append(ring_only_frame(4));  // frame 1 goes
-    ring.append(frame(5));            // ring-only frame 2 goes
+    ring.append(frame(5));            // ring-only frame 2 goes, never written
     EXPECT_EQ(ring.evictions(), 2u);
 
-    // Held: 3, 4 (ring-only), 5. A live catch-up skips 4 but it still counts
-    // as held: after 2 there is no gap.
+    // A live catch-up never carries ring-only frames: 2's absence is no gap
+    // for it.
+    EXPECT_EQ(after_live(ring, 1), (Ids{3, 5}));
     EXPECT_EQ(after_live(ring, 2), (Ids{3, 5}));
     EXPECT_EQ(after_live(ring, 3), (Ids{5}));
-    // Frame 2 was ring-only, but it is missing: a gap, even for a catch-up
-    // that would have skipped it.
+    // A resume would have replayed 2, which its response never wrote.
+    expect_gap(ring, 1);
+    EXPECT_EQ(after(ring, 2), (Ids{3, 4, 5}));
+    // Frame 1 went to GET streams: missing after cursor 0 is a gap either way.
     std::vector<StreamFrame> out = {frame(1000)};
-    EXPECT_FALSE(ring.frames_after(1, &out, false));
-    ASSERT_EQ(out.size(), 1u);
-    EXPECT_EQ(out[0].id, 1000u);
     EXPECT_FALSE(ring.frames_after(0, &out, false));
     EXPECT_FALSE(ring.frames_after(6, &out, false));  // beyond last_id
-    EXPECT_EQ(out.size(), 1u);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].id, 1000u);
+}
+
+// A streamed answer's frames that its pump wrote are not a resume's, so
+// their eviction leaves no gap: a long streamed call must not end a GET
+// stream that resumes from before it.
+TEST(ReplayRing, EvictedFramesTheirResponseWroteAreNoGap) {
+    ReplayRing ring(3, kManyBytes, 0);
+    ring.append(frame(1));
+    for (uint64_t id = 2; id <= 9; ++id) {
+        ring.append(ring_only_frame(id));
+        ASSERT_TRUE(ring.mark_delivered(id));
+    }
+    ring.append(frame(10));
+    EXPECT_EQ(after(ring, 1), (Ids{10}));
+    EXPECT_EQ(after_live(ring, 1), (Ids{10}));
+    expect_gap(ring, 0);  // frame 1 itself is gone
+}
+
+// While its pump is attached, a streamed answer's frames are the pump's: a
+// resume leaves them out (the pump writes them). Released, the ones not
+// written are replayed.
+TEST(ReplayRing, OwnedFramesAreLeftToTheirPumpUntilReleased) {
+    ReplayRing ring(10, kManyBytes, 2);
+    ring.append(frame(1));
+    for (uint64_t id = 2; id <= 4; ++id) {
+        StreamFrame f = ring_only_frame(id);
+        f.owner = 7;
+        ring.append(std::move(f));
+    }
+    StreamFrame other = ring_only_frame(5);
+    other.owner = 8;
+    ring.append(std::move(other));
+    EXPECT_EQ(after(ring, 0), (Ids{1}));
+    ASSERT_TRUE(ring.mark_delivered(2));  // the pump wrote 2, then its client left
+    EXPECT_EQ(ring.release_owner(7), 3u);
+    EXPECT_EQ(after(ring, 0), (Ids{1, 3, 4}));  // 5 is still owner 8's
+    EXPECT_EQ(after_live(ring, 0), (Ids{1}));
+    EXPECT_EQ(ring.release_owner(7), 0u);
 }
 
 TEST(ReplayRing, AllRingOnlyFramesAfterTheCursorAnswerEmptyNotAGap) {

@@ -635,6 +635,31 @@ TEST_F(SessionTest, ADeliveredRingOnlyFrameIsNotReplayedAgain) {
     session_.detach(after.generation);
 }
 
+// While its pump is attached, a streamed answer's frames are its own: a
+// GET resume from before them replays none (the pump will write them, and
+// the client must not get them twice). Once the pump is gone, the ones it
+// did not write are the resume's.
+TEST_F(SessionTest, AResumeLeavesAnAttachedPumpsFramesToIt) {
+    constexpr uint64_t kPump = 3;
+    ASSERT_EQ(session_.admit_call("7", true), Admission::kAdmitted);
+    publish_range(1, 1);
+    const auto written = session_.commit(message(2), Session::CommitMode{true, false, kPump});
+    const auto unwritten = session_.commit(message(3), Session::CommitMode{true, false, kPump});
+    const auto final_frame = session_.commit_final("7", message(4), true, kPump);
+    ASSERT_TRUE(written.ok() && unwritten.ok() && final_frame.ok());
+    EXPECT_EQ(final_frame->owner, kPump);
+    session_.delivered(written->id);
+
+    const auto during = attach_ok(1);
+    EXPECT_TRUE(during.replay.empty()) << "replayed frames a live pump owns";
+    session_.detach(during.generation);
+
+    session_.release_owner(kPump);
+    const auto after = attach_ok(1);
+    EXPECT_EQ(ids(after.replay), (Ids{3, 4}));
+    session_.detach(after.generation);
+}
+
 TEST_F(SessionTest, UnpinReleasesAFinal) {
     ASSERT_EQ(session_.admit_call("7", true), Admission::kAdmitted);
     const auto final_frame = session_.commit_final("7", message(1));

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <new>
 #include <utility>
@@ -26,6 +27,12 @@ using nlohmann::json;
 constexpr size_t kBusQueue = execution::kMaxSubscriberCapacity;
 // Events drained per cycle before projecting, so a flood cannot starve it.
 constexpr size_t kEventsPerCycle = 4096;
+
+// A CallRecord's owner id: never 0, never reused.
+uint64_t next_owner_id() {
+    static std::atomic<uint64_t> last{0};
+    return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 ExecutionProgress progress_of(const execution::ExecutionEvent& event) {
     return execution_progress(event.counts, event.status,
@@ -81,7 +88,8 @@ CallRecord::CallRecord(ProgressBridge& bridge, std::shared_ptr<Session> session,
       session_(std::move(session)),
       request_key_(dump_json(request_id)),
       token_(std::move(token)),
-      streamed_(streamed) {}
+      streamed_(streamed),
+      owner_id_(next_owner_id()) {}
 
 CallRecord::Batch CallRecord::wait(int64_t timeout_ms) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -345,9 +353,11 @@ void ProgressBridge::set_pump_attached(CallRecord& record, bool attached) {
     std::lock_guard<std::mutex> lock(record.mu_);
     record.pump_attached_ = attached;
     if (!attached) {
-        // Nothing will write these now; a resume replays them from the ring.
+        // Nothing will write these now, nor what the pump took and did not
+        // write: a resume replays them from the ring.
         record.outbox_.clear();
         record.final_.reset();
+        record.session()->release_owner(record.owner_id_);
     }
 }
 
@@ -535,8 +545,9 @@ void ProgressBridge::deliver_locked(CallRecord& record, const std::string& messa
     // While a pump writes this call's response its frames are ring-only;
     // once the client has left, they go to the session's GET stream (a
     // client that resumed there receives the rest live).
-    auto committed =
-        session.commit(message_json, Session::CommitMode{record.pump_attached_, false});
+    auto committed = session.commit(
+        message_json, Session::CommitMode{record.pump_attached_, false,
+                                          record.pump_attached_ ? record.owner_id_ : 0});
     if (!committed.ok()) {
         if (committed.status().code() != StatusCode::kFailedPrecondition && stream_metrics) {
             stream_metrics->publish_failures.Increment();
@@ -551,6 +562,9 @@ void ProgressBridge::deliver_locked(CallRecord& record, const std::string& messa
     } else if (is_progress && record.outbox_tail_is_progress_) {
         // A full outbox (a slow pump): the newest value replaces the last
         // one not yet taken, so the bound holds and progress stays current.
+        // The one replaced is never written, and no resume should replay an
+        // older value after a newer one: it counts as delivered.
+        session.delivered(record.outbox_.back().id);
         record.outbox_.back() = std::move(committed).value();
         if (metrics_) metrics_->progress_suppressed.Increment();
     } else if (stream_metrics) {
@@ -569,7 +583,8 @@ std::vector<std::string> ProgressBridge::settle_locked(CallRecord& record, Close
     try {
         if (with_final && record.streamed() && record.result_) {
             auto committed =
-                session.commit_final(record.request_key(), *record.result_, record.pump_attached_);
+                session.commit_final(record.request_key(), *record.result_, record.pump_attached_,
+                                     record.pump_attached_ ? record.owner_id_ : 0);
             if (committed.ok()) {
                 if (record.pump_attached_) record.final_ = std::move(committed).value();
             } else {

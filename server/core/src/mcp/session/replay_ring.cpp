@@ -41,6 +41,11 @@ size_t ReplayRing::append(StreamFrame frame, bool* displaced_pin) {
             continue;
         }
         bytes_ -= it->bytes();
+        if (!it->ring_only) {
+            evicted_stream_max_ = std::max(evicted_stream_max_, it->id);
+        } else if (!it->delivered) {
+            evicted_owed_max_ = std::max(evicted_owed_max_, it->id);
+        }
         it = frames_.erase(it);
         ++evicted;
     }
@@ -51,14 +56,14 @@ size_t ReplayRing::append(StreamFrame frame, bool* displaced_pin) {
 bool ReplayRing::frames_after(uint64_t cursor, std::vector<StreamFrame>* out,
                               bool include_ring_only) const {
     if (cursor > last_id_) return false;
+    if (evicted_stream_max_ > cursor) return false;
+    if (include_ring_only && evicted_owed_max_ > cursor) return false;
     const auto first = std::upper_bound(frames_.begin(), frames_.end(), cursor,
                                         [](uint64_t c, const StreamFrame& f) { return c < f.id; });
-    const auto held = static_cast<uint64_t>(std::distance(first, frames_.end()));
-    // Ids are consecutive when issued, so every frame after the cursor is
-    // still here exactly when as many are held as were issued.
-    if (held != last_id_ - cursor) return false;
     for (auto it = first; it != frames_.end(); ++it) {
-        if (!it->ring_only || (include_ring_only && !it->delivered)) out->push_back(*it);
+        if (!it->ring_only || (include_ring_only && !it->delivered && it->owner == 0)) {
+            out->push_back(*it);
+        }
     }
     return true;
 }
@@ -108,6 +113,18 @@ bool ReplayRing::mark_delivered(uint64_t id) {
         --pinned_;
     }
     return true;
+}
+
+size_t ReplayRing::release_owner(uint64_t owner) {
+    assert(owner != 0);
+    size_t released = 0;
+    for (auto& f : frames_) {
+        if (f.owner == owner) {
+            f.owner = 0;
+            ++released;
+        }
+    }
+    return released;
 }
 
 bool ReplayRing::unpin_oldest() {

@@ -52,6 +52,7 @@ Result<StreamFrame> Session::commit_locked(std::string_view message_json, Commit
     StreamFrame frame{id, std::make_shared<const std::string>(std::move(text).value())};
     frame.ring_only = mode.ring_only;
     frame.pinned = mode.pinned;
+    frame.owner = mode.ring_only ? mode.owner : 0;
     if (connection_ && !mode.ring_only) {
         const size_t byte_cap = limits_.connection_queue_bytes > 0 ? limits_.connection_queue_bytes
                                                                    : limits_.ring_bytes;
@@ -103,14 +104,15 @@ void Session::end_call(const std::string& request_key) {
 }
 
 Result<StreamFrame> Session::commit_final(const std::string& request_key,
-                                          std::string_view message_json, bool ring_only) {
+                                          std::string_view message_json, bool ring_only,
+                                          uint64_t owner) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = calls_.find(request_key);
     if (it != calls_.end()) {
         if (it->second) --streamed_calls_;
         calls_.erase(it);
     }
-    auto committed = commit_locked(message_json, CommitMode{ring_only, true});
+    auto committed = commit_locked(message_json, CommitMode{ring_only, true, owner});
     if (committed.ok() && !ring_only) wake_.notify_all();
     return committed;
 }
@@ -118,6 +120,11 @@ Result<StreamFrame> Session::commit_final(const std::string& request_key,
 void Session::delivered(uint64_t id) {
     std::lock_guard<std::mutex> lock(mu_);
     ring_.mark_delivered(id);
+}
+
+void Session::release_owner(uint64_t owner) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ring_.release_owner(owner);
 }
 
 size_t Session::calls_in_flight() const {

@@ -115,6 +115,9 @@ class CallRecord {
     const std::string request_key_;  // the JSON-RPC id, serialized
     const nlohmann::json token_;
     const bool streamed_;
+    // Marks the ring frames this call's pump will write (StreamFrame::owner),
+    // unique for the process's life.
+    const uint64_t owner_id_;
 
     mutable std::mutex mu_;
     std::condition_variable wake_;

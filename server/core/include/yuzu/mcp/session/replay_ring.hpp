@@ -8,12 +8,16 @@
 // the streamed-call admission let more calls in than there are slots).
 //
 // A ring-only frame belongs to a streamed POST response: a live GET
-// connection never gets it, and a resume (Last-Event-ID) replays it only
-// while that response has not written it (mark_delivered), so no message
-// reaches a client on two streams.
+// connection never gets it. While that response's pump is attached the
+// frame has an owner, and a resume (Last-Event-ID) does not replay it: the
+// pump writes it. Once the pump is gone (release_owner) a resume replays
+// every such frame the response did not write (mark_delivered), so no
+// message reaches a client on two streams.
 //
 // Resuming never returns a shortened history: frames_after() reports a gap
-// when any frame after the cursor is no longer held.
+// when a frame after the cursor that it would have replayed is no longer
+// held. A ring-only frame its response already wrote would not have been,
+// so its eviction is no gap.
 //
 // Not thread-safe: its Session guards it.
 #pragma once
@@ -33,6 +37,7 @@ struct StreamFrame {
     bool pinned = false;
     bool ring_only = false;
     bool delivered = false;  // ring-only: its own response wrote it
+    uint64_t owner = 0;      // ring-only: the attached pump that will write it (0: none)
     size_t bytes() const { return text ? text->size() : 0; }
 };
 
@@ -46,9 +51,10 @@ class ReplayRing {
     size_t append(StreamFrame frame, bool* displaced_pin = nullptr);
 
     // Every held frame with id > cursor, oldest first, into *out (ring-only
-    // frames only when `include_ring_only`). False (a gap; *out untouched)
-    // when a frame in (cursor, last_id()] is no longer held, or the cursor is
-    // beyond last_id().
+    // frames only when `include_ring_only`, and then only those neither
+    // written nor owned). False (a gap; *out untouched) when a frame in
+    // (cursor, last_id()] that would be among them is no longer held, or the
+    // cursor is beyond last_id().
     bool frames_after(uint64_t cursor, std::vector<StreamFrame>* out,
                       bool include_ring_only = true) const;
 
@@ -64,6 +70,9 @@ class ReplayRing {
     bool mark_delivered(uint64_t id);
     // Unpins the oldest pinned frame; false when none is pinned.
     bool unpin_oldest();
+    // The pump that owned these frames is gone: the ones it did not write
+    // become a resume's. Answers how many were released.
+    size_t release_owner(uint64_t owner);
 
     uint64_t last_id() const { return last_id_; }
     size_t size() const { return frames_.size(); }
@@ -82,6 +91,10 @@ class ReplayRing {
     size_t pinned_ = 0;
     uint64_t last_id_ = 0;
     uint64_t evictions_ = 0;
+    // The highest id evicted among frames a GET stream carries, and among
+    // ring-only frames their response had not written (0: none).
+    uint64_t evicted_stream_max_ = 0;
+    uint64_t evicted_owed_max_ = 0;
 };
 
 }  // namespace yuzu::mcp

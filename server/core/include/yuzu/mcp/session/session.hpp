@@ -87,9 +87,12 @@ class Session {
     // --- calls in flight (the progress bridge) -----------------------------
     // How a frame of a call enters the ring: a streamed POST's frames are
     // ring-only (its own response carries them; a resume replays them).
+    // `owner`, for a ring-only frame its attached pump will write: a resume
+    // leaves it to the pump until release_owner().
     struct CommitMode {
         bool ring_only = false;
         bool pinned = false;
+        uint64_t owner = 0;
     };
     // publish(), answering the committed frame (its id and SSE text).
     Result<StreamFrame> commit(std::string_view message_json, CommitMode mode);
@@ -113,10 +116,14 @@ class Session {
     // response is there to carry it), and the call ended, under one lock (so
     // its slot passes from call to pin at once).
     Result<StreamFrame> commit_final(const std::string& request_key, std::string_view message_json,
-                                     bool ring_only = true);
+                                     bool ring_only = true, uint64_t owner = 0);
     // A frame of a call reached a wire (ReplayRing::mark_delivered): a
     // final no longer needs its pin, and a ring-only frame is not replayed.
+    // Also for a progress frame a newer one replaced before it was written.
     void delivered(uint64_t id);
+    // A streamed call's pump is gone: what it owned and did not write is a
+    // resume's now (ReplayRing::release_owner).
+    void release_owner(uint64_t owner);
     size_t calls_in_flight() const;
     size_t pinned_finals() const;
 
