@@ -230,6 +230,14 @@ TEST(ConnectionStream, BufferedBytesReadOneAtATimeThenTheSocket) {
     EXPECT_EQ(byte, ' ');
 }
 
+// One read() of up to 512 bytes: what it answered ("" on none).
+std::string read_once(ConnectionStream& s) {
+    std::string got(512, '\0');
+    const ssize_t n = s.read(got.data(), got.size());
+    got.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    return got;
+}
+
 // cpp-httplib percent-decodes every header field value it parses. The
 // stream hands it each '%' of a value as "%25", which it decodes back, so
 // every check sees the bytes the client sent. The request line (whose
@@ -255,6 +263,25 @@ TEST(ConnectionStream, APercentInAFieldValueReachesTheParserEscaped) {
     EXPECT_EQ(std::string(body, 7), "body%41");
 }
 
+// cpp-httplib ends its header loop only at a line that is exactly CRLF; it
+// skips a line ended by a bare LF and one of CRs alone. Neither may end the
+// escaping, or a field after it would be decoded.
+TEST(ConnectionStream, OnlyAnExactCrlfLineEndsTheEscaping) {
+    Pair p;
+    p.conn.buffered = "POST / HTTP/1.1\r\nA: 1\r\n\nB: b%41\r\n\r\r\nC: c%42\r\n\r\nbody%43";
+    auto limits = small_limits();
+    limits.max_header_bytes = 1024;
+    limits.max_header_count = 10;
+    std::atomic<bool> stopping{false};
+    ConnectionStream s(p.conn, limits, stopping);
+    s.begin_request();
+    EXPECT_EQ(read_once(s), "POST / HTTP/1.1\r\nA: 1\r\n\nB: b%2541\r\n\r\r\nC: c%2542\r\n\r\n");
+    s.begin_body();
+    char body[16];
+    ASSERT_EQ(s.read(body, sizeof body), 7);
+    EXPECT_EQ(std::string(body, 7), "body%43");
+}
+
 // The header limits count what arrived, not the escape's extra bytes; a
 // read of many bytes stops where the header block ends.
 TEST(ConnectionStream, TheEscapeCountsNoBytesAgainstTheHeaderCap) {
@@ -266,10 +293,7 @@ TEST(ConnectionStream, TheEscapeCountsNoBytesAgainstTheHeaderCap) {
     std::atomic<bool> stopping{false};
     ConnectionStream s(p.conn, limits, stopping);
     s.begin_request();
-    std::string got(512, '\0');
-    const ssize_t n = s.read(got.data(), got.size());
-    ASSERT_GT(n, 0);
-    got.resize(static_cast<size_t>(n));
+    const std::string got = read_once(s);
     EXPECT_EQ(s.limit_hit(), LimitHit::kNone);
     EXPECT_EQ(got.size(), block.size() + size_t{2} * 55);  // each '%' followed by "25"
     EXPECT_TRUE(got.ends_with("%25\r\n\r\n"));

@@ -390,6 +390,30 @@ TEST_F(ProgressBridgeTest, AResumeDoesNotReplayFramesAnAttachedPumpWillWrite) {
     bridge_->abandon(*record, CloseReason::kRecordGone);
 }
 
+// A frame a full outbox drops is one the pump will never write: it is not
+// the pump's, so a resume replays it even while the pump is attached.
+TEST_F(ProgressBridgeTest, AFrameAFullOutboxDropsIsLeftToAResume) {
+    ProgressBridge::Options o = options();
+    o.max_outbox = 1;
+    make_bridge(o);
+    auto session = make_session();
+    auto record = reserve_ok(session, 7, true);
+    ASSERT_NE(record, nullptr);
+    bridge_->set_pump_attached(*record, true);
+    bridge_->report(*record, 1, std::nullopt, "");
+    const std::string log = R"({"jsonrpc":"2.0","method":"notifications/message","params":{}})";
+    bridge_->deliver_log(*record, log);  // the outbox holds progress 1: dropped
+    const auto resumed = session->attach(0, budget_);
+    ASSERT_EQ(resumed.outcome, Session::Attach::Outcome::kAttached);
+    ASSERT_EQ(resumed.replay.size(), 1u);
+    EXPECT_EQ(data_text(resumed.replay[0]), log);
+    session->detach(resumed.generation);
+    const CallRecord::Batch batch = record->wait(0);
+    ASSERT_EQ(batch.frames.size(), 1u);
+    EXPECT_EQ(progress_of(batch.frames[0]), 1.0);
+    bridge_->abandon(*record, CloseReason::kRecordGone);
+}
+
 // --- d. finish() with nothing followed -----------------------------------------
 
 TEST_F(ProgressBridgeTest, FinishWithNothingFollowedSettlesAtOnce) {

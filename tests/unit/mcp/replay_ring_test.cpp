@@ -331,11 +331,30 @@ TEST(ReplayRing, OwnedFramesAreLeftToTheirPumpUntilReleased) {
     other.owner = 8;
     ring.append(std::move(other));
     EXPECT_EQ(after(ring, 0), (Ids{1}));
-    ASSERT_TRUE(ring.mark_delivered(2));  // the pump wrote 2, then its client left
-    EXPECT_EQ(ring.release_owner(7), 3u);
+    ASSERT_TRUE(ring.mark_delivered(2));        // the pump wrote 2, then its client left
+    EXPECT_EQ(ring.release_owner(7), 2u);       // 3 and 4: 2 lost its owner when written
     EXPECT_EQ(after(ring, 0), (Ids{1, 3, 4}));  // 5 is still owner 8's
     EXPECT_EQ(after_live(ring, 0), (Ids{1}));
     EXPECT_EQ(ring.release_owner(7), 0u);
+}
+
+// A frame a pump holds to write is passed over by eviction like a pinned
+// one, so writing it can never leave the ring thinking it owed it; once
+// written it goes as usual.
+TEST(ReplayRing, OwnedFramesSurviveEvictionUntilWritten) {
+    ReplayRing ring(2, kManyBytes, 0);
+    StreamFrame owned = ring_only_frame(1);
+    owned.owner = 5;
+    ring.append(std::move(owned));
+    ring.append(frame(2));
+    ring.append(frame(3));  // 2 goes, not the owned 1
+    ring.append(frame(4));  // 3 goes
+    EXPECT_EQ(ring.size(), 2u);
+    ASSERT_TRUE(ring.mark_delivered(1));
+    ring.append(frame(5));  // now 1 goes
+    EXPECT_EQ(after(ring, 3), (Ids{4, 5}));
+    EXPECT_EQ(after_live(ring, 3), (Ids{4, 5}));
+    expect_gap(ring, 2);  // frame 3 went to GET streams and is gone
 }
 
 TEST(ReplayRing, AllRingOnlyFramesAfterTheCursorAnswerEmptyNotAGap) {

@@ -211,7 +211,8 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
             return -1;
         }
         // Only these bytes move header_pos_ (kDone stays kDone).
-        if (c == '\n' || c == ':' || c == '%' || header_pos_ == HeaderPos::kLineStart) {
+        if (c == '\n' || c == ':' || c == '%' || header_pos_ == HeaderPos::kLineStart ||
+            header_pos_ == HeaderPos::kLineStartCR) {
             track_header_byte(c);
         }
         *ptr = c;
@@ -247,12 +248,21 @@ void ConnectionStream::track_header_byte(char c) {
             if (c == '\n') header_pos_ = HeaderPos::kLineStart;
             break;
         case HeaderPos::kLineStart:
-            // An empty line ("\r\n" or a bare "\n") ends the block.
+            if (c == '\r') {
+                header_pos_ = HeaderPos::kLineStartCR;
+            } else if (c == ':') {
+                header_pos_ = HeaderPos::kValue;
+            } else if (c != '\n') {  // a bare "\n" line is skipped: the next starts
+                header_pos_ = HeaderPos::kName;
+            }
+            break;
+        case HeaderPos::kLineStartCR:
+            // Exactly "\r\n" ends the block; "\r\r\n" or "\rX..." is a line.
             if (c == '\n') {
                 header_pos_ = HeaderPos::kDone;
             } else if (c == ':') {
                 header_pos_ = HeaderPos::kValue;
-            } else if (c != '\r') {
+            } else {
                 header_pos_ = HeaderPos::kName;
             }
             break;

@@ -545,9 +545,21 @@ void ProgressBridge::deliver_locked(CallRecord& record, const std::string& messa
     // While a pump writes this call's response its frames are ring-only;
     // once the client has left, they go to the session's GET stream (a
     // client that resumed there receives the rest live).
+    // Where the frame goes on the pump's outbox, if anywhere. It is owned
+    // only when the pump will hold it: a frame a full outbox drops is left
+    // to a resume rather than to a pump that will never write it.
+    enum class Slot { kNone, kAppend, kReplaceTail };
+    Slot slot = Slot::kNone;
+    if (record.pump_attached_) {
+        if (record.outbox_.size() < options_.max_outbox) {
+            slot = Slot::kAppend;
+        } else if (is_progress && record.outbox_tail_is_progress_) {
+            slot = Slot::kReplaceTail;
+        }
+    }
     auto committed = session.commit(
         message_json, Session::CommitMode{record.pump_attached_, false,
-                                          record.pump_attached_ ? record.owner_id_ : 0});
+                                          slot != Slot::kNone ? record.owner_id_ : 0});
     if (!committed.ok()) {
         if (committed.status().code() != StatusCode::kFailedPrecondition && stream_metrics) {
             stream_metrics->publish_failures.Increment();
@@ -556,10 +568,10 @@ void ProgressBridge::deliver_locked(CallRecord& record, const std::string& messa
     }
     if (record.first_id_ == 0) record.first_id_ = committed->id;
     if (!record.pump_attached_) return;  // parked: the ring keeps it for a resume
-    if (record.outbox_.size() < options_.max_outbox) {
+    if (slot == Slot::kAppend) {
         record.outbox_.push_back(std::move(committed).value());
         record.outbox_tail_is_progress_ = is_progress;
-    } else if (is_progress && record.outbox_tail_is_progress_) {
+    } else if (slot == Slot::kReplaceTail) {
         // A full outbox (a slow pump): the newest value replaces the last
         // one not yet taken, so the bound holds and progress stays current.
         // The one replaced is never written, and no resume should replay an
@@ -568,7 +580,7 @@ void ProgressBridge::deliver_locked(CallRecord& record, const std::string& messa
         record.outbox_.back() = std::move(committed).value();
         if (metrics_) metrics_->progress_suppressed.Increment();
     } else if (stream_metrics) {
-        stream_metrics->frames_dropped.Increment();  // still in the ring
+        stream_metrics->frames_dropped.Increment();  // still in the ring, for a resume
     }
     record.wake_.notify_all();
 }

@@ -32,11 +32,14 @@ size_t ReplayRing::append(StreamFrame frame, bool* displaced_pin) {
     }
     frames_.push_back(std::move(frame));
     size_t evicted = 0;
-    // Oldest unpinned first; pinned frames are passed over. The newest frame
-    // may go too (a frame larger than the byte bound never stays).
+    // Oldest unpinned first; pinned frames are passed over, and so are
+    // owned ones (their pump's outbox holds the same text, so keeping them
+    // costs little, and a pump writing a frame the ring had dropped would
+    // leave the ring thinking it owed). The newest frame may go too (a frame
+    // larger than the byte bound never stays).
     auto it = frames_.begin();
     while (over_bounds() && it != frames_.end()) {
-        if (it->pinned) {
+        if (it->pinned || it->owner != 0) {
             ++it;
             continue;
         }
@@ -108,6 +111,7 @@ bool ReplayRing::mark_delivered(uint64_t id) {
                                [](const StreamFrame& f, uint64_t v) { return f.id < v; });
     if (it == frames_.end() || it->id != id) return false;
     it->delivered = true;
+    it->owner = 0;
     if (it->pinned) {
         it->pinned = false;
         --pinned_;

@@ -327,6 +327,8 @@ bool McpTransport::post_with_progress(const httplib::Request& req, httplib::Resp
     try {
         reply = mcp_.handle(message, who.principal, info, ctx);
     } catch (...) {
+        // No pump will run: what the call committed is a resume's.
+        if (streamed) bridge->set_pump_attached(*record, false);
         bridge->abandon(*record, CloseReason::kInternalError);
         throw;
     }

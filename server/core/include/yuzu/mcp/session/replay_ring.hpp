@@ -8,11 +8,11 @@
 // the streamed-call admission let more calls in than there are slots).
 //
 // A ring-only frame belongs to a streamed POST response: a live GET
-// connection never gets it. While that response's pump is attached the
-// frame has an owner, and a resume (Last-Event-ID) does not replay it: the
-// pump writes it. Once the pump is gone (release_owner) a resume replays
-// every such frame the response did not write (mark_delivered), so no
-// message reaches a client on two streams.
+// connection never gets it. A frame that response's pump holds to write
+// has an owner: a resume (Last-Event-ID) does not replay it, and eviction
+// passes over it, until the pump writes it or is gone. Once the pump is gone (release_owner) a
+// resume replays every such frame the response did not write (mark_delivered), so no message
+// reaches a client on two streams.
 //
 // Resuming never returns a shortened history: frames_after() reports a gap
 // when a frame after the cursor that it would have replayed is no longer
@@ -65,8 +65,8 @@ class ReplayRing {
     // (a resume acknowledged them; a ring-only one it never saw keeps its
     // pin); answers how many.
     size_t unpin_through(uint64_t cursor);
-    // A frame reached a wire: unpinned, and a ring-only one is no longer
-    // replayed. False when it is not held.
+    // A frame reached a wire: unpinned, no longer owned, and a ring-only one
+    // is no longer replayed. False when it is not held.
     bool mark_delivered(uint64_t id);
     // Unpins the oldest pinned frame; false when none is pinned.
     bool unpin_oldest();
