@@ -338,6 +338,27 @@ TEST(ReplayRing, OwnedFramesAreLeftToTheirPumpUntilReleased) {
     EXPECT_EQ(ring.release_owner(7), 0u);
 }
 
+// Owned frames may hold the ring past its bounds while their pump has them;
+// the bounds hold again as soon as the pump writes them or goes, not at the
+// session's next commit.
+TEST(ReplayRing, FramesKeptPastTheBoundsGoOnceWrittenOrReleased) {
+    ReplayRing ring(2, kManyBytes, 0);
+    for (uint64_t id = 1; id <= 4; ++id) {
+        StreamFrame f = ring_only_frame(id);
+        f.owner = 9;
+        ring.append(std::move(f));
+    }
+    EXPECT_EQ(ring.size(), 4u);
+    EXPECT_EQ(ring.evictions(), 0u);
+    ASSERT_TRUE(ring.mark_delivered(1));
+    EXPECT_EQ(ring.size(), 3u);  // 1 went at once
+    EXPECT_EQ(ring.release_owner(9), 3u);
+    EXPECT_EQ(ring.size(), 2u);  // 2 went too, unwritten
+    EXPECT_EQ(ring.evictions(), 2u);
+    expect_gap(ring, 1);  // a resume from 1 would have carried 2
+    EXPECT_EQ(after(ring, 2), (Ids{3, 4}));
+}
+
 // A frame a pump holds to write is passed over by eviction like a pinned
 // one, so writing it can never leave the ring thinking it owed it; once
 // written it goes as usual.

@@ -31,6 +31,10 @@ size_t ReplayRing::append(StreamFrame frame, bool* displaced_pin) {
         }
     }
     frames_.push_back(std::move(frame));
+    return evict_over_bounds();
+}
+
+size_t ReplayRing::evict_over_bounds() {
     size_t evicted = 0;
     // Oldest unpinned first; pinned frames are passed over, and so are
     // owned ones (their pump's outbox holds the same text, so keeping them
@@ -103,6 +107,7 @@ size_t ReplayRing::unpin_through(uint64_t cursor) {
             ++released;
         }
     }
+    if (released > 0) evict_over_bounds();
     return released;
 }
 
@@ -116,6 +121,9 @@ bool ReplayRing::mark_delivered(uint64_t id) {
         it->pinned = false;
         --pinned_;
     }
+    // Frames kept past the bounds for their pump or their pin go now, not
+    // at the session's next commit.
+    evict_over_bounds();
     return true;
 }
 
@@ -128,6 +136,7 @@ size_t ReplayRing::release_owner(uint64_t owner) {
             ++released;
         }
     }
+    if (released > 0) evict_over_bounds();
     return released;
 }
 

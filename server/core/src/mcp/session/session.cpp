@@ -119,12 +119,21 @@ Result<StreamFrame> Session::commit_final(const std::string& request_key,
 
 void Session::delivered(uint64_t id) {
     std::lock_guard<std::mutex> lock(mu_);
+    const uint64_t before = ring_.evictions();
     ring_.mark_delivered(id);
+    count_evictions_since(before);
 }
 
 void Session::release_owner(uint64_t owner) {
     std::lock_guard<std::mutex> lock(mu_);
+    const uint64_t before = ring_.evictions();
     ring_.release_owner(owner);
+    count_evictions_since(before);
+}
+
+void Session::count_evictions_since(uint64_t before) const {
+    const uint64_t evicted = ring_.evictions() - before;
+    if (evicted > 0 && metrics_) metrics_->ring_evictions.Increment(static_cast<double>(evicted));
 }
 
 size_t Session::calls_in_flight() const {
@@ -203,7 +212,11 @@ Session::Attach Session::attach(std::optional<uint64_t> last_event_id, http::Str
     // A resume acknowledges every frame up to its cursor, pinned finals
     // included (the seed's "GET resume acking past the pinned id"); a
     // client resuming a lost POST response sends that response's last id.
-    if (last_event_id) ring_.unpin_through(*last_event_id);
+    if (last_event_id) {
+        const uint64_t before = ring_.evictions();
+        ring_.unpin_through(*last_event_id);
+        count_evictions_since(before);
+    }
     next.generation = ++generations_;
     connection_ = std::move(next);
     out.outcome = Attach::Outcome::kAttached;

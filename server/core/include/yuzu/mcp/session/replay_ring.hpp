@@ -66,7 +66,8 @@ class ReplayRing {
     // pin); answers how many.
     size_t unpin_through(uint64_t cursor);
     // A frame reached a wire: unpinned, no longer owned, and a ring-only one
-    // is no longer replayed. False when it is not held.
+    // is no longer replayed (then evicts if the ring is over its bounds).
+    // False when it is not held.
     bool mark_delivered(uint64_t id);
     // Unpins the oldest pinned frame; false when none is pinned.
     bool unpin_oldest();
@@ -82,6 +83,10 @@ class ReplayRing {
 
   private:
     bool over_bounds() const;
+    // Evicts until both bounds hold, or only pinned and owned frames are
+    // left; counts and answers how many went. Run by append() and by every
+    // call that lets a kept frame go.
+    size_t evict_over_bounds();
 
     const size_t max_frames_;
     const size_t max_bytes_;

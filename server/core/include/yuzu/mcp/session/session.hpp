@@ -180,6 +180,8 @@ class Session {
 
   private:
     Result<StreamFrame> commit_locked(std::string_view message_json, CommitMode mode);
+    // Adds the ring's evictions since `before` to the metric. Caller holds mu_.
+    void count_evictions_since(uint64_t before) const;
     struct Connection {
         uint64_t generation = 0;
         std::vector<StreamFrame> queue;
