@@ -123,6 +123,7 @@ class ConnectionStream final : public httplib::Stream {
     // and any proxy before us, sent. Each '%' in a value is therefore
     // handed to it as "%25", which it decodes back to '%'. The request
     // line is left alone: its target is meant to be decoded.
+    //
     // The block ends where cpp-httplib's header loop ends: at a line that is
     // exactly CRLF. It skips a line ended by a bare LF, and one that is only
     // CRs, so those are header lines here too.

@@ -10,9 +10,9 @@
 // A ring-only frame belongs to a streamed POST response: a live GET
 // connection never gets it. A frame that response's pump holds to write
 // has an owner: a resume (Last-Event-ID) does not replay it, and eviction
-// passes over it, until the pump writes it or is gone. Once the pump is gone (release_owner) a
-// resume replays every such frame the response did not write (mark_delivered), so no message
-// reaches a client on two streams.
+// passes over it, until the pump writes it (mark_delivered) or is gone
+// (release_owner). Then a resume replays every such frame the response
+// did not write, so no message reaches a client on two streams.
 //
 // Resuming never returns a shortened history: frames_after() reports a gap
 // when a frame after the cursor that it would have replayed is no longer
