@@ -102,10 +102,14 @@ bool Hostile::await_open_connections(const std::string& listener, int count, mil
     int last = -1;
     const bool settled = eventually(
         [&] {
-            const Exchange ex =
-                roundtrip(port(), http_request("GET", "/metrics", port()), milliseconds(1000));
-            if (!ex.response) return false;
-            const std::string& text = ex.response->body;
+            // The scrape counts itself. It asks Connection: close and waits
+            // for the server's close, which frees its place first, so a
+            // caller that opens connections next finds `count` taken.
+            auto conn = RawConnection::open(port(), kLoopback, milliseconds(1000));
+            if (!conn || !conn->send_all(http_request("GET", "/metrics", port()))) return false;
+            const auto response = conn->read_response(milliseconds(1000));
+            if (!response || !conn->wait_closed(milliseconds(1000))) return false;
+            const std::string& text = response->body;
             const size_t at = text.find("\n" + series);
             if (at == std::string::npos) return false;
             last = std::atoi(text.c_str() + at + 1 + series.size());

@@ -58,9 +58,10 @@ class Hostile : public ::testing::Test {
 
     // Waits until the server's yuzu_http_open_connections{listener} gauge
     // reads `count` (on the management listener the /metrics request itself
-    // is one), so connections made earlier in the test, the fixture's
-    // included, are closed on the server's side too before a test counts
-    // connections against a cap. False if it does not within `timeout`.
+    // is one; it returns once the server has closed that one as well), so
+    // connections made earlier in the test, the fixture's included, are
+    // closed on the server's side too before a test counts connections
+    // against a cap. False if it does not within `timeout`.
     bool await_open_connections(const std::string& listener, int count,
                                 milliseconds timeout = milliseconds(3000));
 

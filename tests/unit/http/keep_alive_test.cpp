@@ -100,8 +100,9 @@ std::string get_request(const std::string& path) {
 
 class KeepAliveTest : public ::testing::Test {
   protected:
-    void start(int workers) {
+    void start(int workers, int max_connections = 1024) {
         ServerOptions so;
+        so.max_connections = max_connections;
         so.name = "keepalive-test";
         so.host = "127.0.0.1";
         so.port = 0;
@@ -259,6 +260,21 @@ TEST_F(KeepAliveTest, ABusyConnectionDoesNotShutOutAnother) {
     // connection's requests; many seconds when it does not.
     EXPECT_LT(took, 2s) << "other connections waited behind the busy one";
     EXPECT_GT(busy_answers.load(), 20);
+}
+
+// At the connection cap, a client that reconnects the moment the server has
+// closed its last connection finds the place free: the server gives it back
+// before the close is visible, not some time after.
+TEST_F(KeepAliveTest, AClosedConnectionsPlaceIsFreeOnceTheClientSeesTheClose) {
+    start(2, /*max_connections=*/1);
+    for (int i = 0; i < 2000; ++i) {
+        Socket s(port());
+        ASSERT_TRUE(s.connected());
+        ASSERT_TRUE(s.send("GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"));
+        const auto [status, body] = s.response();
+        ASSERT_EQ(status, 200) << "connection " << i + 1 << ": " << body;
+        ASSERT_TRUE(s.closed_by_server()) << "connection " << i + 1;
+    }
 }
 
 }  // namespace

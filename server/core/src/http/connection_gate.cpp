@@ -243,6 +243,15 @@ void ConnectionGate::linger(std::unique_ptr<Connection> conn) {
 void ConnectionGate::close_connection(std::unique_ptr<Connection> conn) {
     if (!conn) return;
     release_body_slot(*conn);
+    // The place is freed before the peer can see the close: a client that
+    // reconnects the moment it reads EOF must find it free.
+    open_gauge_.Decrement();
+    {
+        std::lock_guard<std::mutex> lock(counts_mu_);
+        --open_;
+        auto it = per_peer_.find(conn->peer);
+        if (it != per_peer_.end() && --it->second <= 0) per_peer_.erase(it);
+    }
     if (conn->ssl != nullptr) {
         // One non-blocking close_notify; a peer that does not read it loses
         // nothing it asked for. The error queue is per thread and shared by
@@ -254,11 +263,6 @@ void ConnectionGate::close_connection(std::unique_ptr<Connection> conn) {
         conn->ssl = nullptr;
     }
     ::close(conn->fd);
-    open_gauge_.Decrement();
-    std::lock_guard<std::mutex> lock(counts_mu_);
-    --open_;
-    auto it = per_peer_.find(conn->peer);
-    if (it != per_peer_.end() && --it->second <= 0) per_peer_.erase(it);
 }
 
 void ConnectionGate::refuse(std::unique_ptr<Connection> conn, int status, const char* message,
