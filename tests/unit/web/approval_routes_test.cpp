@@ -45,6 +45,16 @@ class ApprovalRoutes : public testing::RouteTest {
         ASSERT_TRUE(identity_->mfa().activate(username, auth::totp_at(*key, clock_.now_s())).ok());
     }
 
+    // An active factor and a fresh step-up proof on `signed_in`'s session:
+    // everything a reviewer needs besides the permission.
+    void prove_factor(const std::string& username, const auth::NewSession& signed_in) {
+        activate_factor(username);
+        auto session = identity_->sessions().lookup(signed_in.cookie_secret);
+        ASSERT_TRUE(session.ok());
+        ASSERT_TRUE(
+            identity_->sessions().record_mfa_proof(session->session_id, clock_.now_ms()).ok());
+    }
+
     std::string mint(const std::string& submitter) {
         approval::MintRequest r;
         r.definition_id = "mcp.unlock_account";
@@ -138,10 +148,7 @@ TEST_F(ApprovalRoutes, TokensAndUsersWithoutApprovalApproveAreRefused) {
 
 TEST_F(ApprovalRoutes, TheSubmitterCannotReviewAndOnlyPendingTicketsAreDecided) {
     const auto alice = sign_in("alice", {"Administrator"});
-    activate_factor("alice");
-    auto session = identity_->sessions().lookup(alice.cookie_secret);
-    ASSERT_TRUE(session.ok());
-    ASSERT_TRUE(identity_->sessions().record_mfa_proof(session->session_id, clock_.now_ms()).ok());
+    ASSERT_NO_FATAL_FAILURE(prove_factor("alice", alice));
 
     const std::string own = mint("alice");
     auto self = approve(cookie(alice), own);
@@ -151,6 +158,8 @@ TEST_F(ApprovalRoutes, TheSubmitterCannotReviewAndOnlyPendingTicketsAreDecided) 
     const std::string bobs = mint("bob");
     EXPECT_EQ(approve(cookie(alice), bobs, "reject")->status, 200);
     EXPECT_EQ(approve(cookie(alice), bobs)->status, 409);
+    EXPECT_EQ(audit_.events().back().result, audit::AuditResult::kFailure)
+        << "a ticket no longer pending is a failed attempt, not a policy refusal";
     EXPECT_EQ(approvals_->get(bobs)->state, approval::ApprovalState::kRejected);
     EXPECT_EQ(approve(cookie(alice), "0123456789abcdef0123456789abcdef")->status, 404);
 
@@ -160,6 +169,26 @@ TEST_F(ApprovalRoutes, TheSubmitterCannotReviewAndOnlyPendingTicketsAreDecided) 
                                 "application/json");
     ASSERT_TRUE(legacy);
     EXPECT_EQ(legacy->status, 200) << legacy->body;
+}
+
+TEST_F(ApprovalRoutes, AMalformedDecisionIsRefusedAndAudited) {
+    const auto rita = sign_in("rita", {"Administrator"});
+    ASSERT_NO_FATAL_FAILURE(prove_factor("rita", rita));
+    const std::string id = mint("alice");
+
+    for (const std::string& body : {std::string("{\"comment\":"), json{{"comment", 5}}.dump()}) {
+        const size_t rows = audit_.events().size();
+        auto res = client_->Post("/api/v1/approvals/" + id + "/reject", cookie(rita), body,
+                                 "application/json");
+        ASSERT_TRUE(res);
+        EXPECT_EQ(res->status, 400) << body;
+        ASSERT_EQ(audit_.events().size(), rows + 1) << body;
+        const auto row = audit_.events().back();
+        EXPECT_EQ(row.action, "approval.reject");
+        EXPECT_EQ(row.result, audit::AuditResult::kFailure);
+        EXPECT_EQ(row.detail, "approval_id=" + id + " malformed body");
+    }
+    EXPECT_EQ(approvals_->get(id)->state, approval::ApprovalState::kPending);
 }
 
 TEST_F(ApprovalRoutes, ListAndGetReportTheEffectiveState) {
@@ -183,6 +212,31 @@ TEST_F(ApprovalRoutes, ListAndGetReportTheEffectiveState) {
     EXPECT_EQ(body["next_cursor"], "");
     EXPECT_EQ(client_->Get("/api/v1/approvals?limit=0", cookie(*again))->status, 400);
     EXPECT_EQ(client_->Get("/api/v1/approvals?cursor=x", cookie(*again))->status, 400);
+}
+
+// A server started without an approval manager answers 503 to a decision
+// and still records the attempt.
+class ApprovalRoutesWithoutManager : public testing::RouteTest {
+  protected:
+    void SetUp() override {
+        open_identity();
+        ASSERT_TRUE(ctx_);
+        serve(register_approval_routes);
+    }
+};
+
+TEST_F(ApprovalRoutesWithoutManager, ADecisionIs503AndAudited) {
+    const auto rita = sign_in("rita", {"Administrator"});
+    const std::string id = "0123456789abcdef0123456789abcdef";
+    auto res = client_->Post("/api/v1/approvals/" + id + "/approve", cookie(rita), "{}",
+                             "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 503);
+    ASSERT_FALSE(audit_.events().empty());
+    const auto row = audit_.events().back();
+    EXPECT_EQ(row.action, "approval.approve");
+    EXPECT_EQ(row.result, audit::AuditResult::kError);
+    EXPECT_EQ(row.detail, "approval_id=" + id + " no approval manager");
 }
 
 }  // namespace

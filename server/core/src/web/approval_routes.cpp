@@ -101,7 +101,13 @@ void decide(const WebContext& ctx, const httplib::Request& req, httplib::Respons
     if (!permitted(ctx, req, res, who, {Securable::kApproval, Operation::kApprove}, action, kTarget,
                    id))
         return;
-    if (!manager_available(ctx, res)) return;
+    // Every decision attempt past RBAC leaves a row, the ones refused for
+    // the server's state or a malformed body included.
+    if (!manager_available(ctx, res)) {
+        audit_request(ctx, req, res, &who, action, kTarget, id, "error",
+                      "approval_id=" + id + " no approval manager");
+        return;
+    }
     if (const std::string gap = access::approver_assurance_gap(
             who, access::DecisionSurface::kRest, ctx.identity.mfa(), ctx.clock.now_ms());
         !gap.empty()) {
@@ -116,10 +122,13 @@ void decide(const WebContext& ctx, const httplib::Request& req, httplib::Respons
         http::write_json(res, 403, body);
         return;
     }
-    auto body = parse_json_body(req, res);
-    if (!body) return;
     std::string comment;
-    if (!read_string(*body, "comment", comment, false, res)) return;
+    auto body = parse_json_body(req, res);
+    if (!body || !read_string(*body, "comment", comment, false, res)) {
+        audit_request(ctx, req, res, &who, action, kTarget, id, "failure",
+                      "approval_id=" + id + " malformed body");
+        return;
+    }
 
     auto decided = approve ? ctx.approvals->approve(id, who.username, comment)
                            : ctx.approvals->reject(id, who.username, comment);
