@@ -15,6 +15,11 @@
 namespace yuzu::agent::plugins {
 namespace {
 
+// A busy host holds thousands of sockets (TIME_WAIT alone); at about 200
+// bytes a row, the maximum stays well under the 1 MiB output cap.
+constexpr int64_t kDefaultConnectionLimit = 1000;
+constexpr int64_t kMaxConnectionLimit = 4000;
+
 struct SocketTable {
     const char* file;      // under <proc>/net/
     const char* protocol;  // reported protocol
@@ -93,8 +98,10 @@ bool wanted(const std::string& filter, const std::string& state) {
     return state == "established";
 }
 
+// Appends the table's wanted rows to `out` while it holds fewer than
+// `max_rows`; `*matched` counts every wanted row, kept or not.
 Status append_table(const HostPaths& paths, const SocketTable& table, const std::string& filter,
-                    nlohmann::json& out) {
+                    size_t max_rows, nlohmann::json& out, size_t* matched) {
     const std::string file = paths.proc + "/net/" + table.file;
     auto text = read_host_file(file);
     if (!text.ok()) {
@@ -113,6 +120,8 @@ Status append_table(const HostPaths& paths, const SocketTable& table, const std:
         }
         std::string state = table.tcp ? tcp_state(*code) : udp_state(*code);
         if (!wanted(filter, state)) continue;
+        ++*matched;
+        if (out.size() >= max_rows) continue;
         out.push_back({{"protocol", table.protocol},
                        {"local_address", local->address},
                        {"local_port", local->port},
@@ -124,19 +133,25 @@ Status append_table(const HostPaths& paths, const SocketTable& table, const std:
 }
 
 PluginOutcome network_connections(const HostPaths& paths, const std::string& params_json) {
-    auto params = Params::parse(params_json, {"state"});
+    auto params = Params::parse(params_json, {"state", "limit"});
     if (!params.ok()) return failure_from(params.status());
     auto state = params->choice("state", {"listen", "established", "all"});
     if (!state.ok()) return failure_from(state.status());
     const std::string filter = state->value_or("all");
+    auto limit = params->integer("limit", 1, kMaxConnectionLimit);
+    if (!limit.ok()) return failure_from(limit.status());
+    const auto max_rows = static_cast<size_t>(limit->value_or(kDefaultConnectionLimit));
 
     nlohmann::json connections = nlohmann::json::array();
+    size_t matched = 0;
     for (const auto& table : kTables) {
-        if (auto s = append_table(paths, table, filter, connections); !s.ok()) {
+        if (auto s = append_table(paths, table, filter, max_rows, connections, &matched); !s.ok()) {
             return failure_from(s);
         }
     }
-    return success({{"connections", std::move(connections)}});
+    return success({{"connections", std::move(connections)},
+                    {"truncated", matched > max_rows},
+                    {"matched", matched}});
 }
 
 }  // namespace

@@ -89,6 +89,7 @@ TEST_F(DefinitionStoreTest, BuiltInSchemasCarryTheParameterLimits) {
     EXPECT_EQ(list["properties"]["limit"]["maximum"], 10000);
     const json conns = json::parse(store_->get("network.connections")->parameter_schema_json);
     EXPECT_EQ(conns["properties"]["state"]["enum"], json::array({"listen", "established", "all"}));
+    EXPECT_EQ(conns["properties"]["limit"]["maximum"], 4000);
     const json hash = json::parse(store_->get("file.hash")->parameter_schema_json);
     EXPECT_EQ(hash["properties"]["path"]["maxLength"], 4096);
     EXPECT_EQ(hash["properties"]["max_bytes"]["type"], "integer");

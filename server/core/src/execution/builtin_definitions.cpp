@@ -122,11 +122,17 @@ std::vector<DefinitionSpec> make_catalogue() {
                                     column("size_bytes", "integer")})));
     all.push_back(
         spec("network", "connections", "Network connections",
-             "TCP and UDP sockets with their local and remote endpoints.",
+             "TCP and UDP sockets with their local and remote endpoints; `truncated` and "
+             "`matched` say whether `limit` left some out.",
              object_schema({{"state",
                              {{"type", "string"},
                               {"enum", json::array({"listen", "established", "all"})},
-                              {"description", "which sockets (default all)"}}}}),
+                              {"description", "which sockets (default all)"}}},
+                            {"limit",
+                             {{"type", "integer"},
+                              {"minimum", 1},
+                              {"maximum", 4000},
+                              {"description", "at most this many sockets (default 1000)"}}}}),
              json::array({column("protocol", "string"), column("local_address", "string"),
                           column("local_port", "integer"), column("remote_address", "string"),
                           column("remote_port", "integer"), column("state", "string")})));
